@@ -1,0 +1,40 @@
+"""tyxonq: a quantum-simulation numerics engine over NumPy, PyTorch and cuPyNumeric.
+
+Examples
+--------
+>>> import tyxonq as tq
+>>> K = tq.set_backend("numpy")
+>>> K.name
+'numpy'
+"""
+
+from __future__ import annotations
+
+from . import numerics
+from .numerics import (
+    ArrayBackend,
+    backend_names,
+    get_backend,
+    grad,
+    set_backend,
+    use_backend,
+    value_and_grad,
+    vectorize_or_fallback,
+    vmap,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "numerics",
+    "ArrayBackend",
+    "backend_names",
+    "get_backend",
+    "set_backend",
+    "use_backend",
+    "value_and_grad",
+    "grad",
+    "vmap",
+    "vectorize_or_fallback",
+    "__version__",
+]

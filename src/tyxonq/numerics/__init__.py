@@ -1,0 +1,64 @@
+"""tyxonq's numerics core: one :class:`ArrayBackend` protocol, three backends, and transforms.
+
+This package knows nothing of circuits. The backends' array libraries are imported only when a
+backend is constructed, so ``import tyxonq`` needs only NumPy and opt_einsum.
+"""
+
+from __future__ import annotations
+
+from .active import grad, value_and_grad, vmap
+from .array_module import ArrayModuleBackend
+from .capabilities import BackendCapabilities
+from .errors import (
+    BackendNotInstalledError,
+    DeviceNotAvailableError,
+    DimensionLimitError,
+    VectorizationError,
+)
+from .numpy_backend import NumpyBackend
+from .protocol import ArrayBackend
+from .selection import (
+    BACKEND_NAMES,
+    backend_names,
+    get_backend,
+    make_backend,
+    set_backend,
+    use_backend,
+)
+from .vectorize import VectorizationFallbackWarning, vectorize_or_fallback
+
+__all__ = [
+    "ArrayBackend",
+    "ArrayModuleBackend",
+    "BackendCapabilities",
+    "NumpyBackend",
+    "PyTorchBackend",
+    "CuPyNumericBackend",
+    "BACKEND_NAMES",
+    "backend_names",
+    "make_backend",
+    "set_backend",
+    "get_backend",
+    "use_backend",
+    "value_and_grad",
+    "grad",
+    "vmap",
+    "vectorize_or_fallback",
+    "BackendNotInstalledError",
+    "DeviceNotAvailableError",
+    "DimensionLimitError",
+    "VectorizationError",
+    "VectorizationFallbackWarning",
+]
+
+
+def __getattr__(name: str):  # the optional backends' classes, imported on first use
+    if name == "PyTorchBackend":
+        from .pytorch_backend import PyTorchBackend
+
+        return PyTorchBackend
+    if name == "CuPyNumericBackend":
+        from .cupynumeric_backend import CuPyNumericBackend
+
+        return CuPyNumericBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,325 @@
+"""One implementation of :class:`ArrayBackend` over any NumPy-compatible module.
+
+:class:`~tyxonq.numerics.numpy_backend.NumpyBackend` and
+:class:`~tyxonq.numerics.cupynumeric_backend.CuPyNumericBackend` are this class over ``numpy`` and
+``cupynumeric``; the latter overrides only what cuPyNumeric lacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .autodiff import finite_difference_value_and_grad
+from .base import BackendBase
+from .capabilities import BackendCapabilities
+from .expm import expm_pade13
+from .vectorize import loop_vmap
+
+__all__ = ["ArrayModuleBackend", "einsum_index_count"]
+
+
+def einsum_index_count(subscripts: str, ndims: Sequence[int]) -> int:
+    """Number of distinct indices an einsum iterates over (what bounds its working array).
+
+    ``...`` counts as many indices as the widest operand's ellipsis covers.
+
+    Examples
+    --------
+    >>> einsum_index_count("ab,bc->ac", [2, 2]), einsum_index_count("...a,a->...", [4, 1])
+    (3, 4)
+    """
+    inputs = subscripts.split("->")[0].split(",")
+    letters = {ch for ch in subscripts if ch.isalpha()}
+    ellipsis = 0
+    for term, ndim in zip(inputs, ndims):
+        term = term.strip()
+        if "..." in term:
+            ellipsis = max(ellipsis, ndim - sum(ch.isalpha() for ch in term))
+    return len(letters) + ellipsis
+
+
+class ArrayModuleBackend(BackendBase):
+    """:class:`ArrayBackend` over a NumPy-compatible module ``xp``; no autograd, loop vmap."""
+
+    def __init__(self, xp: Any, capabilities: BackendCapabilities, dtype: Any = "complex128",
+                 seed: int | None = None) -> None:
+        self.xp = xp
+        self.capabilities = capabilities
+        super().__init__(dtype)
+        self._generator = self.rng(seed)
+
+    # -- dtypes ------------------------------------------------------------------------------
+    def _library_dtype(self, name: str) -> Any:
+        return getattr(self.xp, "bool_" if name == "bool" else name)
+
+    def _dtype_name(self, dtype: Any) -> str:
+        return np.dtype(dtype).name
+
+    def dtype_of(self, x: Any) -> Any:
+        return self.asarray(x).dtype
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(self.asarray(x).shape)
+
+    # -- creation and conversion ---------------------------------------------------------------
+    def array(self, obj: Any, dtype: Any = None) -> Any:
+        return self.xp.array(obj, dtype=self._creation_dtype(obj, dtype))
+
+    def asarray(self, obj: Any, dtype: Any = None) -> Any:
+        if dtype is None and isinstance(obj, self.xp.ndarray):
+            return obj
+        return self.xp.asarray(obj, dtype=self._creation_dtype(obj, dtype))
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def is_array(self, x: Any) -> bool:
+        return isinstance(x, self.xp.ndarray)
+
+    def _shape_tuple(self, shape: Any, operation: str) -> tuple[int, ...]:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        self._check_ndim(len(shape), operation)
+        return shape
+
+    def zeros(self, shape: Any, dtype: Any = None) -> Any:
+        shape = self._shape_tuple(shape, "zeros")
+        return self.xp.zeros(shape, dtype=self._resolve_dtype(dtype, self.dtype))
+
+    def ones(self, shape: Any, dtype: Any = None) -> Any:
+        shape = self._shape_tuple(shape, "ones")
+        return self.xp.ones(shape, dtype=self._resolve_dtype(dtype, self.dtype))
+
+    def zeros_like(self, x: Any, dtype: Any = None) -> Any:
+        return self.xp.zeros_like(x, dtype=self._resolve_dtype(dtype))
+
+    def ones_like(self, x: Any, dtype: Any = None) -> Any:
+        return self.xp.ones_like(x, dtype=self._resolve_dtype(dtype))
+
+    def eye(self, N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+        return self.xp.eye(N, M, k, dtype=self._resolve_dtype(dtype, self.dtype))
+
+    def arange(self, start: float, stop: float | None = None, step: float = 1,
+               dtype: Any = None) -> Any:
+        bounds = [v for v in (start, stop, step) if v is not None]
+        dtype = self._creation_dtype(bounds, dtype)
+        if stop is None:
+            start, stop = 0, start
+        return self.xp.arange(start, stop, step, dtype=dtype)
+
+    def linspace(self, start: float, stop: float, num: int = 50, endpoint: bool = True,
+                 dtype: Any = None) -> Any:
+        return self.xp.linspace(start, stop, num, endpoint=endpoint,
+                                dtype=self._resolve_dtype(dtype, self.real_dtype))
+
+    def cast(self, x: Any, dtype: Any) -> Any:
+        x = self.asarray(x)
+        target = self._resolve_dtype(dtype)
+        self._refuse_complex_to_real(x, target)
+        return x.astype(target, copy=False)
+
+    # -- shape and contraction -----------------------------------------------------------------
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self.xp.matmul(a, b)
+
+    def einsum(self, subscripts: str, *operands: Any) -> Any:
+        operands = [self.asarray(op) for op in operands]
+        count = einsum_index_count(subscripts, [op.ndim for op in operands])
+        self._check_ndim(count, f"einsum {subscripts!r}")
+        return self.xp.einsum(subscripts, *operands)
+
+    def tensordot(self, a: Any, b: Any, axes: Any = 2) -> Any:
+        a, b = self.asarray(a), self.asarray(b)
+        contracted = axes if isinstance(axes, (int, np.integer)) else len(np.atleast_1d(axes[0]))
+        self._check_ndim(a.ndim + b.ndim - 2 * int(contracted), "tensordot")
+        return self.xp.tensordot(a, b, axes)
+
+    def kron(self, a: Any, b: Any) -> Any:
+        return self.xp.kron(a, b)
+
+    def outer(self, a: Any, b: Any) -> Any:
+        return self.xp.outer(a, b)
+
+    def reshape(self, x: Any, shape: Any) -> Any:
+        return self.xp.reshape(x, self._shape_tuple(shape, "reshape"))
+
+    def moveaxis(self, x: Any, source: Any, destination: Any) -> Any:
+        return self.xp.moveaxis(x, source, destination)
+
+    def transpose(self, x: Any, axes: Sequence[int] | None = None) -> Any:
+        return self.xp.transpose(x, axes)
+
+    def stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+        arrays = [self.asarray(a) for a in arrays]
+        self._check_ndim(arrays[0].ndim + 1 if arrays else 1, "stack")
+        return self.xp.stack(arrays, axis=axis)
+
+    def concatenate(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+        return self.xp.concatenate([self.asarray(a) for a in arrays], axis=axis)
+
+    def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return self.xp.sum(x, axis=axis, keepdims=keepdims)
+
+    def mean(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return self.xp.mean(x, axis=axis, keepdims=keepdims)
+
+    def norm(self, x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+        return self.xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+    def diag(self, v: Any, k: int = 0) -> Any:
+        return self.xp.diag(v, k)
+
+    def where(self, condition: Any, x: Any, y: Any) -> Any:
+        return self.xp.where(condition, x, y)
+
+    # -- element-wise --------------------------------------------------------------------------
+    def abs(self, x: Any) -> Any:
+        return self.xp.abs(x)
+
+    def real(self, x: Any) -> Any:
+        return self.xp.real(x)
+
+    def imag(self, x: Any) -> Any:
+        return self.xp.imag(x)
+
+    def conj(self, x: Any) -> Any:
+        return self.xp.conj(x)
+
+    def square(self, x: Any) -> Any:
+        return self.xp.square(x)
+
+    def sign(self, x: Any) -> Any:
+        x = self.asarray(x)
+        if self.is_complex(x):  # z / |z|, 0 at 0: NumPy 2's definition on every backend
+            magnitude = self.xp.abs(x)
+            return self.xp.where(magnitude == 0, 0, x / self.xp.where(magnitude == 0, 1, magnitude))
+        return self.xp.sign(x)
+
+    def exp(self, x: Any) -> Any:
+        return self.xp.exp(x)
+
+    def sin(self, x: Any) -> Any:
+        return self.xp.sin(x)
+
+    def cos(self, x: Any) -> Any:
+        return self.xp.cos(x)
+
+    def sqrt(self, x: Any) -> Any:
+        return self.xp.sqrt(x)
+
+    def log(self, x: Any) -> Any:
+        return self.xp.log(x)
+
+    def log2(self, x: Any) -> Any:
+        return self.xp.log2(x)
+
+    # -- linear algebra ------------------------------------------------------------------------
+    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+        return tuple(self.xp.linalg.svd(a, full_matrices=full_matrices))
+
+    def qr(self, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
+        if mode == "reduced":  # cuPyNumeric's qr takes no mode argument and computes this one
+            return tuple(self.xp.linalg.qr(a))
+        return tuple(self.xp.linalg.qr(a, mode=mode))
+
+    def eigh(self, a: Any) -> tuple[Any, Any]:
+        return tuple(self.xp.linalg.eigh(a))
+
+    def eig(self, a: Any) -> tuple[Any, Any]:
+        """Eigenvalues and right eigenvectors, always complex (as in PyTorch)."""
+        a = self.asarray(a)
+        values, vectors = self.xp.linalg.eig(a)
+        complex_dtype = np.result_type(a.dtype, np.complex64)
+        return values.astype(complex_dtype, copy=False), vectors.astype(complex_dtype, copy=False)
+
+    def solve(self, a: Any, b: Any) -> Any:
+        return self.xp.linalg.solve(a, b)
+
+    def inv(self, a: Any) -> Any:
+        return self.xp.linalg.inv(a)
+
+    def expm(self, a: Any) -> Any:
+        return expm_pade13(self.xp, self.asarray(a))
+
+    # -- randomness ----------------------------------------------------------------------------
+    def rng(self, seed: int | None = None) -> Any:
+        """A new random generator of this backend, seeded with ``seed`` (fresh entropy if None)."""
+        return self.xp.random.default_rng(seed)
+
+    def _size(self, size: Any) -> tuple[int, ...] | None:
+        return None if size is None else self._shape_tuple(size, "random sampling")
+
+    def _shaped(self, sample: Any, size: tuple[int, ...] | None) -> Any:
+        # cuPyNumeric's generators return shape (1,) for size=None; NumPy returns a scalar.
+        return self.xp.reshape(sample, () if size is None else size)
+
+    def normal(self, loc: float = 0.0, scale: float = 1.0, size: Any = None, *,
+               dtype: Any = None, rng: Any = None) -> Any:
+        """Normal samples; a complex dtype draws real and imaginary parts independently."""
+        generator = rng if rng is not None else self._generator
+        dtype = self._resolve_dtype(dtype, self.real_dtype)
+        size = self._size(size)
+        sample = self.xp.asarray(generator.normal(0.0, scale, size))
+        if np.dtype(dtype).kind == "c":
+            sample = sample + 1j * self.xp.asarray(generator.normal(0.0, scale, size))
+        return self._shaped((sample + loc).astype(dtype), size)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None, *,
+                dtype: Any = None, rng: Any = None) -> Any:
+        generator = rng if rng is not None else self._generator
+        dtype = self._resolve_dtype(dtype, self.real_dtype)
+        if np.dtype(dtype).kind != "f":
+            raise TypeError(f"uniform samples real numbers; dtype={np.dtype(dtype).name} is not real")
+        size = self._size(size)
+        return self._shaped(self.xp.asarray(generator.uniform(low, high, size)).astype(dtype), size)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
+               rng: Any = None) -> Any:
+        generator = rng if rng is not None else self._generator
+        return self.xp.asarray(generator.choice(a, size=self._size(size), replace=replace, p=p))
+
+    def bincount(self, x: Any, weights: Any = None, minlength: int = 0) -> Any:
+        return self.xp.bincount(x, weights=weights, minlength=minlength)
+
+    def nonzero(self, x: Any) -> tuple[Any, ...]:
+        return tuple(self.xp.nonzero(x))
+
+    # -- differentiation and transforms ----------------------------------------------------------
+    def requires_grad(self, x: Any, flag: bool = True) -> Any:
+        """Return ``x`` unchanged: this backend differentiates by finite differences."""
+        return self.asarray(x)
+
+    def detach(self, x: Any) -> Any:
+        return x
+
+    def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
+                       has_aux: bool = False) -> Callable[..., Any]:
+        """``fn``'s value and gradient by central finite differences.
+
+        See :mod:`tyxonq.numerics.autodiff` for the step rule and the complex convention.
+
+        Examples
+        --------
+        >>> from tyxonq.numerics import NumpyBackend
+        >>> K = NumpyBackend()
+        >>> value, grad = K.value_and_grad(lambda x: K.sum(K.sin(x)))(K.asarray([0.0, 1.0]))
+        >>> bool(K.xp.allclose(grad, K.cos(K.asarray([0.0, 1.0])), atol=1e-9))
+        True
+        """
+        return finite_difference_value_and_grad(self, fn, argnums, has_aux)
+
+    def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+        """Batch ``fn`` by looping over the batch and stacking (see :func:`loop_vmap`)."""
+        return loop_vmap(self, fn, in_axes, out_axes)
+
+    def jit(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        """Return ``fn`` unchanged: this backend has no compiler (``capabilities.jit == 'none'``)."""
+        return fn
+
+
+def _numpy_max_ndim() -> int:
+    return 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+
+
+NUMPY_MAX_NDIM = _numpy_max_ndim()

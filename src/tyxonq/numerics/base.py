@@ -1,0 +1,112 @@
+"""Behaviour shared by every backend: dtype configuration, dtype lookup and dimension checks."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from .autodiff import normalize_argnums
+from .capabilities import BackendCapabilities
+from .dtypes import DTYPE_NAMES, python_dtype_name, real_dtype_name, validate_precision
+from .errors import DimensionLimitError
+
+__all__ = ["BackendBase"]
+
+
+class BackendBase:
+    """Configuration and helpers common to all backends; subclasses supply the array library.
+
+    Subclasses implement :meth:`_library_dtype` (a dtype name to the library's dtype object) and
+    :meth:`_dtype_name` (the inverse), and set :attr:`capabilities`.
+    """
+
+    name: str = "base"
+    capabilities: BackendCapabilities
+
+    def __init__(self, dtype: Any = "complex128") -> None:
+        self.precision = validate_precision(dtype)
+        for dtype_name in DTYPE_NAMES:
+            setattr(self, dtype_name, self._library_dtype(dtype_name))
+        self.dtype = self._library_dtype(self.precision)
+        self.real_dtype = self._library_dtype(real_dtype_name(self.precision))
+
+    # -- to be provided by subclasses -------------------------------------------------------
+    def _library_dtype(self, name: str) -> Any:
+        raise NotImplementedError
+
+    def _dtype_name(self, dtype: Any) -> str:
+        raise NotImplementedError
+
+    # -- dtype helpers ----------------------------------------------------------------------
+    def _resolve_dtype(self, dtype: Any, default: Any = None) -> Any:
+        """Map ``None``/a name/a library dtype to the library dtype, rejecting unknown ones."""
+        if dtype is None:
+            return default
+        name = dtype if isinstance(dtype, str) else self._dtype_name(dtype)
+        if name not in DTYPE_NAMES:
+            raise TypeError(f"dtype={dtype!r} is not supported; expected one of {DTYPE_NAMES}")
+        return self._library_dtype(name)
+
+    def _creation_dtype(self, obj: Any, dtype: Any) -> Any:
+        """Dtype for ``array``/``asarray``: explicit, else Python inputs take the precision."""
+        if dtype is not None:
+            return self._resolve_dtype(dtype)
+        inferred = python_dtype_name(obj, self.precision)
+        return None if inferred is None else self._library_dtype(inferred)
+
+    def is_complex(self, x: Any) -> bool:
+        """Whether ``x`` has a complex dtype."""
+        return self._dtype_name(self.dtype_of(x)).startswith("complex")
+
+    def is_floating(self, x: Any) -> bool:
+        """Whether ``x`` has a real floating dtype."""
+        return self._dtype_name(self.dtype_of(x)).startswith("float")
+
+    def _differentiable_dtype(self, x: Any) -> Any:
+        """Dtype an argument is differentiated in: complex/float keep theirs, others go real."""
+        if self.is_complex(x) or self.is_floating(x):
+            return self.dtype_of(x)
+        return self.real_dtype
+
+    def _refuse_complex_to_real(self, x: Any, target: Any) -> None:
+        if self.is_complex(x) and not self._dtype_name(target).startswith("complex"):
+            raise TypeError(
+                f"cast from {self._dtype_name(self.dtype_of(x))} to {self._dtype_name(target)} "
+                "would drop the imaginary part; take real(x) or abs(x) explicitly first"
+            )
+
+    # -- dimension limit --------------------------------------------------------------------
+    def _check_ndim(self, ndim: int, operation: str) -> None:
+        limit = self.capabilities.max_ndim
+        if ndim > limit:
+            raise DimensionLimitError(
+                f"{operation} would need {ndim} array dimensions but the {self.name} backend "
+                f"supports at most {limit}; reshape into fewer, larger axes"
+            )
+
+    # -- gradients --------------------------------------------------------------------------
+    def grad(self, fn: Callable[..., Any], argnums: Any = 0,
+             has_aux: bool = False) -> Callable[..., Any]:
+        """Gradient of a real scalar function; see :meth:`value_and_grad`.
+
+        Returns the gradient (a tuple for tuple ``argnums``), or ``(gradient, aux)`` when
+        ``has_aux`` is true.
+        """
+        normalize_argnums(argnums)
+        value_and_grad = self.value_and_grad(fn, argnums, has_aux)
+
+        def gradient(*args: Any, **kwargs: Any) -> Any:
+            value, grads = value_and_grad(*args, **kwargs)
+            return (grads, value[1]) if has_aux else grads
+
+        return functools.wraps(fn)(gradient)
+
+    def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
+                       has_aux: bool = False) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def dtype_of(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(dtype={self.precision!r}, device={self.capabilities.device!r})"

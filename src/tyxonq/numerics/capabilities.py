@@ -1,0 +1,58 @@
+"""What a backend can do, declared as data.
+
+Code that needs to know whether a backend differentiates natively, vectorises natively or has a
+dimension limit reads :class:`BackendCapabilities`; it never probes by catching
+``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["BackendCapabilities"]
+
+AutodiffKind = Literal["autograd", "finite-difference"]
+VmapKind = Literal["native", "loop"]
+JitKind = Literal["none", "torch.compile"]
+
+
+@dataclass(frozen=True)
+class BackendCapabilities:
+    """Static description of a backend instance.
+
+    Attributes
+    ----------
+    autodiff : {"autograd", "finite-difference"}
+        How :meth:`ArrayBackend.value_and_grad` computes gradients.
+    vmap : {"native", "loop"}
+        ``"native"``: :meth:`ArrayBackend.vmap` is a true vectorising transform;
+        ``"loop"``: it calls the function once per batch element and stacks the results.
+    jit : {"none", "torch.compile"}
+        What :meth:`ArrayBackend.jit` does; ``"none"`` returns the function unchanged.
+    devices : tuple of str
+        Devices this backend instance can place arrays on (e.g. ``("cpu",)`` or
+        ``("cpu", "cuda:0")``).
+    device : str
+        The device every array created by this instance lives on.
+    distributed : bool
+        Whether arrays can be partitioned over several processes/GPUs (cuPyNumeric on Legate).
+    max_ndim : int
+        Largest number of array dimensions the backend supports. Nothing in tyxonq builds an
+        array with more dimensions, nor an einsum with more distinct indices, than this.
+
+    Examples
+    --------
+    >>> from tyxonq.numerics import NumpyBackend
+    >>> caps = NumpyBackend().capabilities
+    >>> caps.autodiff, caps.vmap, caps.device
+    ('finite-difference', 'loop', 'cpu')
+    """
+
+    autodiff: AutodiffKind
+    vmap: VmapKind
+    jit: JitKind
+    devices: tuple[str, ...]
+    device: str
+    distributed: bool
+    max_ndim: int

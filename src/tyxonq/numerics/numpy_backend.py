@@ -1,0 +1,39 @@
+"""The NumPy backend: CPU arrays, finite-difference gradients, loop vmap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .array_module import NUMPY_MAX_NDIM, ArrayModuleBackend
+from .capabilities import BackendCapabilities
+
+__all__ = ["NumpyBackend"]
+
+
+class NumpyBackend(ArrayModuleBackend):
+    """:class:`~tyxonq.numerics.ArrayBackend` over NumPy.
+
+    Parameters
+    ----------
+    dtype : {"complex128", "complex64"}
+        Working complex dtype; the real dtype follows (``float64``/``float32``).
+    seed : int, optional
+        Seed of the backend's default random generator.
+
+    Examples
+    --------
+    >>> K = NumpyBackend(dtype="complex64", seed=7)
+    >>> K.zeros(2).dtype, K.real_dtype
+    (dtype('complex64'), <class 'numpy.float32'>)
+    """
+
+    name = "numpy"
+
+    def __init__(self, dtype: Any = "complex128", seed: int | None = None) -> None:
+        capabilities = BackendCapabilities(
+            autodiff="finite-difference", vmap="loop", jit="none", devices=("cpu",),
+            device="cpu", distributed=False, max_ndim=NUMPY_MAX_NDIM,
+        )
+        super().__init__(np, capabilities, dtype=dtype, seed=seed)

@@ -1,0 +1,558 @@
+"""The PyTorch backend: CPU or CUDA tensors, autograd, native ``torch.func.vmap``.
+
+Dtype promotion between operands follows NumPy's table (so ``complex64 x float64 -> complex128``
+on every backend) rather than relying on PyTorch's own rules, and Python numbers take the
+backend's precision instead of PyTorch's float32 default.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .array_module import einsum_index_count
+from .autodiff import (
+    check_argnums_in_range,
+    normalize_argnums,
+    real_scalar_output,
+    split_value_and_aux,
+)
+from .base import BackendBase
+from .capabilities import BackendCapabilities
+from .errors import BackendNotInstalledError, DeviceNotAvailableError
+
+__all__ = ["PyTorchBackend", "TORCH_INSTALL_HINT"]
+
+TORCH_INSTALL_HINT = (
+    'pip install "torch==2.13.0" (a CPU wheel; a bare "torch" requirement can pull a ~3 GB CUDA '
+    "build), or pip install 'tyxonq[torch]'"
+)
+
+#: PyTorch's CUDA kernels index at most 25 dimensions; its CPU kernels accept NumPy's 64.
+_MAX_NDIM = {"cpu": 64, "cuda": 25, "mps": 16}
+
+
+def import_torch() -> Any:
+    """Import ``torch`` or raise :class:`BackendNotInstalledError` with the install command."""
+    try:
+        return importlib.import_module("torch")
+    except ImportError as error:
+        raise BackendNotInstalledError(
+            f"the pytorch backend needs PyTorch, whose import failed ({error}). "
+            f"Install it with: {TORCH_INSTALL_HINT}"
+        ) from error
+
+
+def resolve_device(torch: Any, device: Any) -> Any:
+    """A ``torch.device`` for ``device``, or a clear error if this machine does not have it."""
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(
+            f"device={device!r} is not a device name; expected 'cpu', 'cuda' or 'cuda:N'"
+        ) from error
+    if resolved.type == "cpu":
+        return resolved
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            raise DeviceNotAvailableError(
+                f"device={device!r} was requested but PyTorch {torch.__version__} sees no CUDA "
+                "device (no GPU, no driver, or a CPU-only build). Use device='cpu', or install a "
+                "CUDA build of torch on a machine with an NVIDIA GPU"
+            )
+        index = torch.cuda.current_device() if resolved.index is None else resolved.index
+        if index >= torch.cuda.device_count():
+            raise DeviceNotAvailableError(
+                f"device={device!r} was requested but only {torch.cuda.device_count()} CUDA "
+                f"device(s) exist (cuda:0 .. cuda:{torch.cuda.device_count() - 1})"
+            )
+        return torch.device("cuda", index)
+    if resolved.type == "mps" and torch.backends.mps.is_available():
+        return resolved
+    raise DeviceNotAvailableError(f"device={device!r} is not available to this PyTorch build")
+
+
+def available_devices(torch: Any) -> tuple[str, ...]:
+    """Names of the devices PyTorch can use on this machine."""
+    cuda = [f"cuda:{i}" for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+    return ("cpu", *cuda)
+
+
+class PyTorchBackend(BackendBase):
+    """:class:`~tyxonq.numerics.ArrayBackend` over PyTorch.
+
+    Parameters
+    ----------
+    dtype : {"complex128", "complex64"}
+        Working complex dtype; the real dtype follows (``float64``/``float32``).
+    device : str
+        ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. Every array this backend creates lives there; a
+        device the machine lacks raises :class:`~tyxonq.numerics.errors.DeviceNotAvailableError`.
+    seed : int, optional
+        Seed of the backend's default random generator.
+    jit_compile : bool, optional
+        Whether :meth:`jit` applies ``torch.compile``. Default: on CUDA only, since on CPU
+        ``torch.compile`` of complex code was measured several times slower than eager.
+
+    Examples
+    --------
+    >>> K = PyTorchBackend()
+    >>> value, grad = K.value_and_grad(lambda x: K.sum(K.sin(x)))(K.asarray([0.0, 1.0]))
+    >>> grad.dtype, str(grad.device)
+    (torch.float64, 'cpu')
+    """
+
+    name = "pytorch"
+
+    def __init__(self, dtype: Any = "complex128", device: Any = "cpu", seed: int | None = None,
+                 jit_compile: bool | None = None) -> None:
+        self.torch = import_torch()
+        self.device = resolve_device(self.torch, device)
+        compile_ = self.device.type == "cuda" if jit_compile is None else jit_compile
+        self.capabilities = BackendCapabilities(
+            autodiff="autograd", vmap="native", jit="torch.compile" if compile_ else "none",
+            devices=available_devices(self.torch), device=str(self.device), distributed=False,
+            max_ndim=_MAX_NDIM.get(self.device.type, 25),
+        )
+        super().__init__(dtype)
+        self._generator = self.rng(seed)
+
+    # -- dtypes ------------------------------------------------------------------------------
+    def _library_dtype(self, name: str) -> Any:
+        return getattr(self.torch, name)
+
+    def _dtype_name(self, dtype: Any) -> str:
+        if isinstance(dtype, self.torch.dtype):
+            return str(dtype).removeprefix("torch.")
+        return np.dtype(dtype).name
+
+    def dtype_of(self, x: Any) -> Any:
+        return self._tensor(x).dtype
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(self._tensor(x).shape)
+
+    def _tensor(self, x: Any) -> Any:
+        return x if isinstance(x, self.torch.Tensor) else self.asarray(x)
+
+    def _floating(self, x: Any) -> Any:
+        """``x`` as a tensor, integers and booleans cast to the real dtype (as NumPy does)."""
+        x = self._tensor(x)
+        return x if (x.is_floating_point() or x.is_complex()) else x.to(self.real_dtype)
+
+    def _promoted(self, *operands: Any) -> list[Any]:
+        """Operands as tensors of one dtype, chosen by NumPy's promotion table."""
+        tensors = [self._tensor(op) for op in operands]
+        names = {self._dtype_name(t.dtype) for t in tensors}
+        if len(names) <= 1:
+            return tensors
+        target = self._library_dtype(np.result_type(*names).name)
+        return [t if t.dtype == target else t.to(target) for t in tensors]
+
+    # -- creation and conversion ---------------------------------------------------------------
+    def asarray(self, obj: Any, dtype: Any = None) -> Any:
+        torch = self.torch
+        if isinstance(obj, torch.Tensor):
+            target = self._resolve_dtype(dtype, obj.dtype)
+            if obj.device == self.device and obj.dtype == target:
+                return obj
+            return obj.to(device=self.device, dtype=target)
+        if isinstance(obj, (list, tuple)) and obj and any(self.is_array(o) for o in _leaves(obj)):
+            return self.stack([self.asarray(o, dtype) for o in obj])
+        target = self._creation_dtype(obj, dtype)
+        if target is None:  # NumPy arrays and scalars, or another library's arrays: keep dtype
+            return torch.as_tensor(np.ascontiguousarray(obj), device=self.device)
+        return torch.as_tensor(obj, dtype=target, device=self.device)
+
+    def array(self, obj: Any, dtype: Any = None) -> Any:
+        return self.asarray(obj, dtype).clone()
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        if isinstance(x, self.torch.Tensor):
+            return x.detach().cpu().resolve_conj().resolve_neg().numpy()
+        return np.asarray(x)
+
+    def is_array(self, x: Any) -> bool:
+        return isinstance(x, self.torch.Tensor)
+
+    def _shape_tuple(self, shape: Any, operation: str) -> tuple[int, ...]:
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        self._check_ndim(len(shape), operation)
+        return shape
+
+    def zeros(self, shape: Any, dtype: Any = None) -> Any:
+        return self.torch.zeros(self._shape_tuple(shape, "zeros"),
+                                dtype=self._resolve_dtype(dtype, self.dtype), device=self.device)
+
+    def ones(self, shape: Any, dtype: Any = None) -> Any:
+        return self.torch.ones(self._shape_tuple(shape, "ones"),
+                               dtype=self._resolve_dtype(dtype, self.dtype), device=self.device)
+
+    def zeros_like(self, x: Any, dtype: Any = None) -> Any:
+        x = self._tensor(x)
+        return self.torch.zeros_like(x, dtype=self._resolve_dtype(dtype, x.dtype))
+
+    def ones_like(self, x: Any, dtype: Any = None) -> Any:
+        x = self._tensor(x)
+        return self.torch.ones_like(x, dtype=self._resolve_dtype(dtype, x.dtype))
+
+    def eye(self, N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+        torch, M = self.torch, N if M is None else M
+        dtype = self._resolve_dtype(dtype, self.dtype)
+        rows = torch.arange(N, device=self.device)[:, None]
+        cols = torch.arange(M, device=self.device)[None, :]
+        return (cols - rows == k).to(dtype)
+
+    def arange(self, start: float, stop: float | None = None, step: float = 1,
+               dtype: Any = None) -> Any:
+        bounds = [v for v in (start, stop, step) if v is not None]
+        dtype = self._creation_dtype(bounds, dtype)
+        if stop is None:
+            start, stop = 0, start
+        return self.torch.arange(start, stop, step, dtype=dtype, device=self.device)
+
+    def linspace(self, start: float, stop: float, num: int = 50, endpoint: bool = True,
+                 dtype: Any = None) -> Any:
+        dtype = self._resolve_dtype(dtype, self.real_dtype)
+        if endpoint:
+            return self.torch.linspace(start, stop, num, dtype=dtype, device=self.device)
+        return self.torch.linspace(start, stop, num + 1, dtype=dtype, device=self.device)[:-1]
+
+    def cast(self, x: Any, dtype: Any) -> Any:
+        x = self._tensor(x)
+        target = self._resolve_dtype(dtype)
+        self._refuse_complex_to_real(x, target)
+        return x.to(target)
+
+    # -- shape and contraction -----------------------------------------------------------------
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self.torch.matmul(*self._promoted(a, b))
+
+    def einsum(self, subscripts: str, *operands: Any) -> Any:
+        operands = self._promoted(*operands)
+        count = einsum_index_count(subscripts, [op.ndim for op in operands])
+        self._check_ndim(count, f"einsum {subscripts!r}")
+        return self.torch.einsum(subscripts, *operands)
+
+    def tensordot(self, a: Any, b: Any, axes: Any = 2) -> Any:
+        a, b = self._promoted(a, b)
+        if isinstance(axes, (int, np.integer)):
+            dims: Any = int(axes)
+            contracted = dims
+        else:
+            dims = [list(np.atleast_1d(axes[0])), list(np.atleast_1d(axes[1]))]
+            contracted = len(dims[0])
+        self._check_ndim(a.ndim + b.ndim - 2 * contracted, "tensordot")
+        return self.torch.tensordot(a, b, dims=dims)
+
+    def kron(self, a: Any, b: Any) -> Any:
+        return self.torch.kron(*self._promoted(a, b))
+
+    def outer(self, a: Any, b: Any) -> Any:
+        a, b = self._promoted(a, b)
+        return self.torch.outer(a.reshape(-1), b.reshape(-1))
+
+    def reshape(self, x: Any, shape: Any) -> Any:
+        return self.torch.reshape(self._tensor(x), self._shape_tuple(shape, "reshape"))
+
+    def moveaxis(self, x: Any, source: Any, destination: Any) -> Any:
+        return self.torch.movedim(self._tensor(x), source, destination)
+
+    def transpose(self, x: Any, axes: Sequence[int] | None = None) -> Any:
+        x = self._tensor(x)
+        return x.permute(*(reversed(range(x.ndim)) if axes is None else axes))
+
+    def stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+        arrays = self._promoted(*arrays)
+        self._check_ndim(arrays[0].ndim + 1 if arrays else 1, "stack")
+        return self.torch.stack(arrays, dim=axis)
+
+    def concatenate(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+        return self.torch.cat(self._promoted(*arrays), dim=axis)
+
+    def _reduce(self, reducer: Callable[..., Any], x: Any, axis: Any, keepdims: bool) -> Any:
+        if axis is None:
+            result = reducer(x)
+            return result.reshape((1,) * x.ndim) if keepdims else result
+        return reducer(x, dim=axis, keepdim=keepdims)
+
+    def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return self._reduce(self.torch.sum, self._tensor(x), axis, keepdims)
+
+    def mean(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return self._reduce(self.torch.mean, self._floating(x), axis, keepdims)
+
+    def norm(self, x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+        return self.torch.linalg.norm(self._floating(x), ord=ord, dim=axis, keepdim=keepdims)
+
+    def diag(self, v: Any, k: int = 0) -> Any:
+        return self.torch.diag(self._tensor(v), k)
+
+    def where(self, condition: Any, x: Any, y: Any) -> Any:
+        condition = self._tensor(condition).to(self.torch.bool)
+        x, y = _weak_scalars_like(self, x, y)
+        return self.torch.where(condition, *self._promoted(x, y))
+
+    # -- element-wise --------------------------------------------------------------------------
+    def abs(self, x: Any) -> Any:
+        return self.torch.abs(self._tensor(x))
+
+    def real(self, x: Any) -> Any:
+        x = self._tensor(x)
+        return self.torch.real(x) if x.is_complex() else x
+
+    def imag(self, x: Any) -> Any:
+        x = self._tensor(x)
+        return self.torch.imag(x) if x.is_complex() else self.torch.zeros_like(x)
+
+    def conj(self, x: Any) -> Any:
+        return self.torch.conj(self._tensor(x))
+
+    def square(self, x: Any) -> Any:
+        return self.torch.square(self._tensor(x))
+
+    def sign(self, x: Any) -> Any:
+        x = self._tensor(x)
+        return self.torch.sgn(x) if x.is_complex() else self.torch.sign(x)
+
+    def exp(self, x: Any) -> Any:
+        return self.torch.exp(self._floating(x))
+
+    def sin(self, x: Any) -> Any:
+        return self.torch.sin(self._floating(x))
+
+    def cos(self, x: Any) -> Any:
+        return self.torch.cos(self._floating(x))
+
+    def sqrt(self, x: Any) -> Any:
+        return self.torch.sqrt(self._floating(x))
+
+    def log(self, x: Any) -> Any:
+        return self.torch.log(self._floating(x))
+
+    def log2(self, x: Any) -> Any:
+        return self.torch.log2(self._floating(x))
+
+    # -- linear algebra ------------------------------------------------------------------------
+    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+        return tuple(self.torch.linalg.svd(self._floating(a), full_matrices=full_matrices))
+
+    def qr(self, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
+        return tuple(self.torch.linalg.qr(self._floating(a), mode=mode))
+
+    def eigh(self, a: Any) -> tuple[Any, Any]:
+        return tuple(self.torch.linalg.eigh(self._floating(a)))
+
+    def eig(self, a: Any) -> tuple[Any, Any]:
+        """Eigenvalues and right eigenvectors, always complex."""
+        return tuple(self.torch.linalg.eig(self._floating(a)))
+
+    def solve(self, a: Any, b: Any) -> Any:
+        a, b = self._promoted(self._floating(a), self._floating(b))
+        return self.torch.linalg.solve(a, b)
+
+    def inv(self, a: Any) -> Any:
+        return self.torch.linalg.inv(self._floating(a))
+
+    def expm(self, a: Any) -> Any:
+        return self.torch.linalg.matrix_exp(self._floating(a))
+
+    # -- randomness ----------------------------------------------------------------------------
+    def rng(self, seed: int | None = None) -> Any:
+        """A new ``torch.Generator`` on this backend's device, seeded (fresh entropy if None)."""
+        generator = self.torch.Generator(device=self.device)
+        if seed is None:
+            generator.seed()
+        else:
+            generator.manual_seed(int(seed))
+        return generator
+
+    def _size(self, size: Any) -> tuple[int, ...]:
+        return () if size is None else self._shape_tuple(size, "random sampling")
+
+    def normal(self, loc: float = 0.0, scale: float = 1.0, size: Any = None, *,
+               dtype: Any = None, rng: Any = None) -> Any:
+        """Normal samples; a complex dtype draws real and imaginary parts independently."""
+        generator = rng if rng is not None else self._generator
+        dtype = self._resolve_dtype(dtype, self.real_dtype)
+        shape = self._size(size)
+        part_dtype = self.torch.empty((), dtype=dtype).real.dtype
+        draw = functools.partial(self.torch.randn, shape, generator=generator, dtype=part_dtype,
+                                 device=self.device)
+        sample = self.torch.complex(draw(), draw()) if dtype.is_complex else draw()
+        return sample * scale + loc
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None, *,
+                dtype: Any = None, rng: Any = None) -> Any:
+        generator = rng if rng is not None else self._generator
+        dtype = self._resolve_dtype(dtype, self.real_dtype)
+        if not dtype.is_floating_point:
+            raise TypeError(f"uniform samples real numbers; dtype={dtype} is not real")
+        sample = self.torch.rand(self._size(size), generator=generator, dtype=dtype,
+                                 device=self.device)
+        return sample * (high - low) + low
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
+               rng: Any = None) -> Any:
+        """Samples of ``a`` (an int n means ``arange(n)``), by inverse CDF when ``p`` is given."""
+        torch = self.torch
+        generator = rng if rng is not None else self._generator
+        population = None if isinstance(a, (int, np.integer)) else self._tensor(a)
+        n = int(a) if population is None else int(population.shape[0])
+        shape = self._size(size)
+        count = math.prod(shape)
+        if not replace and count > n:
+            raise ValueError(f"cannot take {count} distinct samples from {n} items; use replace=True")
+        if p is None:
+            indices = (torch.randint(n, (count,), generator=generator, device=self.device)
+                       if replace else
+                       torch.randperm(n, generator=generator, device=self.device)[:count])
+        else:
+            probabilities = self.cast(self._tensor(p), "float64")
+            if probabilities.shape != (n,):
+                raise ValueError(f"p must be 1-d with {n} entries; got shape {tuple(probabilities.shape)}")
+            if replace:
+                cdf = torch.cumsum(probabilities, 0)
+                uniforms = torch.rand(count, generator=generator, dtype=cdf.dtype, device=self.device)
+                indices = torch.searchsorted(cdf, uniforms * cdf[-1], right=True).clamp_max(n - 1)
+            else:
+                indices = torch.multinomial(probabilities, count, replacement=False,
+                                            generator=generator)
+        picked = indices if population is None else population[indices]
+        return picked.reshape(shape)
+
+    def bincount(self, x: Any, weights: Any = None, minlength: int = 0) -> Any:
+        weights = None if weights is None else self._tensor(weights)
+        return self.torch.bincount(self._tensor(x), weights=weights, minlength=minlength)
+
+    def nonzero(self, x: Any) -> tuple[Any, ...]:
+        return tuple(self.torch.nonzero(self._tensor(x), as_tuple=True))
+
+    # -- differentiation and transforms ----------------------------------------------------------
+    def requires_grad(self, x: Any, flag: bool = True) -> Any:
+        """``x`` as a tensor that autograd tracks (``flag=True``) or not; leaves are marked in place."""
+        x = self._floating(x)
+        if x.requires_grad == flag:
+            return x
+        if x.is_leaf:
+            return x.requires_grad_(flag)
+        return x if flag else x.detach()
+
+    def detach(self, x: Any) -> Any:
+        return self._tensor(x).detach()
+
+    def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
+                       has_aux: bool = False) -> Callable[..., Any]:
+        """``fn``'s value and gradient by autograd (``torch.func.grad_and_value``).
+
+        Values and gradients are tensors on the backend's device; they stay differentiable, so
+        ``grad`` nests and composes with ``vmap``.
+
+        Examples
+        --------
+        >>> K = PyTorchBackend()
+        >>> value, grad = K.value_and_grad(lambda z: K.sum(K.abs(z) ** 2))(K.asarray([1 + 2j]))
+        >>> grad.tolist()  # df/dRe z + 1j df/dIm z
+        [(2+4j)]
+        """
+        nums, single = normalize_argnums(argnums)
+        aux_structure: list[Any] = []  # aux's non-tensor parts, which torch.func cannot carry
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
+            value = real_scalar_output(self, value)
+            if not has_aux:
+                return value
+            tensors, rebuild = _split_tensors(aux, self.is_array)
+            aux_structure[:] = [rebuild]
+            return value, tuple(tensors)
+
+        transformed = self.torch.func.grad_and_value(
+            checked, argnums=nums[0] if single else nums, has_aux=has_aux
+        )
+
+        @functools.wraps(fn)
+        def value_and_grad(*args: Any, **kwargs: Any) -> Any:
+            check_argnums_in_range(nums, len(args))
+            args = list(args)
+            for a in nums:
+                args[a] = self._floating(args[a])
+            grads, output = transformed(*args, **kwargs)
+            if has_aux:
+                value, aux_tensors = output
+                output = (value, aux_structure[0](list(aux_tensors)))
+            return output, grads
+
+        return value_and_grad
+
+    def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+        """Vectorise ``fn`` with ``torch.func.vmap``."""
+        in_dims = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        out_dims = tuple(out_axes) if isinstance(out_axes, list) else out_axes
+        return self.torch.func.vmap(fn, in_dims=in_dims, out_dims=out_dims)
+
+    def jit(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        """``torch.compile(fn)`` where ``capabilities.jit == 'torch.compile'``, else ``fn``."""
+        if self.capabilities.jit == "torch.compile":
+            return self.torch.compile(fn, **options)
+        return fn
+
+
+def _split_tensors(tree: Any, is_tensor: Callable[[Any], bool]) -> tuple[list[Any], Callable]:
+    """The tensors of a tuple/list/dict tree, and a function that puts new ones in their place."""
+    tensors: list[Any] = []
+
+    def template(node: Any) -> Any:
+        if is_tensor(node):
+            tensors.append(node)
+            return _TensorSlot(len(tensors) - 1)
+        if isinstance(node, (list, tuple)):
+            return type(node)(template(item) for item in node)
+        if isinstance(node, dict):
+            return {key: template(item) for key, item in node.items()}
+        return node
+
+    shape = template(tree)
+
+    def rebuild(new_tensors: list[Any], node: Any = shape) -> Any:
+        if isinstance(node, _TensorSlot):
+            return new_tensors[node.index]
+        if isinstance(node, (list, tuple)):
+            return type(node)(rebuild(new_tensors, item) for item in node)
+        if isinstance(node, dict):
+            return {key: rebuild(new_tensors, item) for key, item in node.items()}
+        return node
+
+    return tensors, rebuild
+
+
+class _TensorSlot:
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _leaves(obj: Any) -> list[Any]:
+    if isinstance(obj, (list, tuple)):
+        return [leaf for item in obj for leaf in _leaves(item)]
+    return [obj]
+
+
+def _weak_scalars_like(backend: PyTorchBackend, x: Any, y: Any) -> tuple[Any, Any]:
+    """Python numbers take the dtype of the tensor beside them (NumPy 2's weak scalars)."""
+    def weak(scalar: Any, other: Any) -> Any:
+        if not isinstance(scalar, (bool, int, float, complex)) or not backend.is_array(other):
+            return scalar
+        dtype = other.dtype
+        if isinstance(scalar, complex) and not dtype.is_complex:
+            dtype = backend.torch.promote_types(dtype, backend.dtype)
+        elif isinstance(scalar, float) and not (dtype.is_complex or dtype.is_floating_point):
+            dtype = backend.real_dtype
+        return backend.asarray(scalar, backend._dtype_name(dtype))
+
+    return weak(x, y), weak(y, x)

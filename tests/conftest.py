@@ -1,0 +1,68 @@
+"""Backends under test, shared by every test module.
+
+``cupynumeric`` runs wherever ``import cupynumeric`` works (it needs an NVIDIA driver, or the
+stand-in driver of the cuPyNumeric CI session). ``cupynumeric-logic`` is the
+:class:`CuPyNumericBackend` class over the NumPy module: it checks that class's own code (its
+compositions for what cuPyNumeric lacks and its 6-dimension limit) on every machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from limitations import declared_limitation
+from tyxonq.numerics import CuPyNumericBackend, NumpyBackend
+
+BACKEND_IDS = ("numpy", "pytorch", "cupynumeric", "cupynumeric-logic")
+
+
+def make_backend(backend_id: str, **options):
+    """A fresh backend instance for ``backend_id``; skips when its library is missing."""
+    if backend_id == "numpy":
+        return NumpyBackend(**options)
+    if backend_id == "pytorch":
+        pytest.importorskip("torch")
+        from tyxonq.numerics import PyTorchBackend
+
+        return PyTorchBackend(**options)
+    if backend_id == "cupynumeric":
+        pytest.importorskip("cupynumeric", exc_type=ImportError)
+        return CuPyNumericBackend(**options)
+    if backend_id == "cupynumeric-logic":
+        return CuPyNumericBackend(module=np, **options)
+    raise ValueError(backend_id)
+
+
+@pytest.fixture(params=BACKEND_IDS)
+def backend_id(request):
+    return request.param
+
+
+@pytest.fixture
+def K(backend_id):
+    return make_backend(backend_id)
+
+
+@pytest.fixture
+def require(backend_id):
+    """``require(feature)`` skips with the reason declared in tests/limitations.py, if any."""
+
+    def check(feature: str) -> None:
+        reason = declared_limitation(backend_id, feature)
+        if reason is not None:
+            pytest.skip(f"declared limitation of {backend_id}: {reason}")
+
+    return check
+
+
+@pytest.fixture(autouse=True)
+def _restore_active_backend():
+    """Tests that call set_backend must not leak their choice into other tests."""
+    from tyxonq.numerics import selection
+
+    saved = list(selection._process_default)
+    token = selection._active.set(None)
+    yield
+    selection._active.reset(token)
+    selection._process_default[:] = saved

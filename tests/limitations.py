@@ -1,0 +1,23 @@
+"""What each backend cannot do, declared once with the reason, instead of scattered skips."""
+
+from __future__ import annotations
+
+LIMITATIONS: dict[tuple[str, str], str] = {
+    ("numpy", "native-vmap"): "NumPy has no vectorising transform; vmap loops over the batch",
+    ("cupynumeric", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap loops",
+    ("cupynumeric-logic", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap loops",
+    ("numpy", "autograd"): "gradients are central finite differences, not autograd",
+    ("cupynumeric", "autograd"): "gradients are central finite differences, not autograd",
+    ("cupynumeric-logic", "autograd"): "gradients are central finite differences, not autograd",
+    ("cupynumeric", "qr-complete"): "cuPyNumeric's linalg.qr has no mode argument (reduced only)",
+    ("cupynumeric", "svd-wide"): "cuPyNumeric's linalg.svd needs rows >= columns",
+    ("cupynumeric", "norm-matrix-2"): "cuPyNumeric's linalg.norm lacks ord=2 for matrices",
+    ("cupynumeric", "batched-qr-svd"): "cuPyNumeric's qr and svd take 2-d input only",
+    ("cupynumeric", "ndim-above-6"): "cuPyNumeric arrays have at most 6 dimensions",
+    ("cupynumeric-logic", "ndim-above-6"): "cuPyNumeric arrays have at most 6 dimensions",
+}
+
+
+def declared_limitation(backend_id: str, feature: str) -> str | None:
+    """The declared reason ``backend_id`` cannot do ``feature``, or None if it can."""
+    return LIMITATIONS.get((backend_id, feature))
