@@ -1,0 +1,28 @@
+"""Developer sessions: ``nox -s tests``, ``nox -s lint``.
+
+torch is pinned to 2.13.0 on purpose: on these machines that version is a local CPU wheel, while a
+bare ``torch`` requirement resolves to a ~3 GB CUDA build.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests"]
+TORCH = "torch==2.13.0"
+
+
+@nox.session(python=False)
+def tests(session: nox.Session) -> None:
+    """The full test suite (with doctests) in a fresh .nox venv, torch from the CPU wheel."""
+    session.run("python3", "-m", "venv", "--clear", ".nox/tests-venv", external=True)
+    pip = ".nox/tests-venv/bin/pip"
+    session.run(pip, "install", "-q", TORCH, "-e", ".[torch,test]", external=True)
+    session.run(".nox/tests-venv/bin/python", "-m", "pytest", *session.posargs, external=True)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the package, tests and examples."""
+    session.install("ruff")
+    session.run("ruff", "check", "src", "tests", "examples-ng", "noxfile.py")
