@@ -265,3 +265,76 @@ def test_dtype_constants_are_the_library_dtypes(K):
         array = K.zeros(2, dtype=getattr(K, name))
         assert K.to_numpy(array).dtype == np.dtype(name)
         assert K.to_numpy(K.zeros(2, dtype=name)).dtype == np.dtype(name)
+
+
+# -- hypothesis: random shapes, dtypes and values --------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from conftest import BACKEND_IDS, make_backend  # noqa: E402
+
+UNARY = ["abs", "real", "imag", "conj", "square", "sign", "exp", "sin", "cos"]
+
+
+@st.composite
+def arrays_of_any_dtype(draw, min_dims=0, max_dims=4):
+    dtype = draw(st.sampled_from(DTYPES))
+    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=4))
+    real = draw(hnp.arrays(np.float64, shape, elements=st.floats(-4, 4)))
+    imag = draw(hnp.arrays(np.float64, shape, elements=st.floats(-4, 4)))
+    values = real + 1j * imag if dtype.startswith("complex") else real
+    return values.astype(dtype), dtype
+
+
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@settings(max_examples=30, deadline=None)
+@given(data=arrays_of_any_dtype(), op=st.sampled_from(UNARY), axis_seed=st.integers(0, 10))
+def test_random_arrays_through_elementwise_and_reductions(backend_name, data, op, axis_seed):
+    K = make_backend(backend_name)
+    x, dtype = data
+    assert_matches(K, getattr(K, op)(K.asarray(x)), getattr(np, op)(x), dtype)
+    axis = axis_seed % x.ndim if x.ndim else None
+    assert_matches(K, K.sum(K.asarray(x), axis=axis), np.sum(x, axis=axis), dtype)
+    assert_matches(K, K.reshape(K.asarray(x), (-1,)), x.reshape(-1), dtype)
+    assert_matches(K, K.transpose(K.asarray(x)), np.transpose(x), dtype)
+
+
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@settings(max_examples=30, deadline=None)
+@given(
+    left=arrays_of_any_dtype(min_dims=1, max_dims=3),
+    right_dtype=st.sampled_from(DTYPES),
+    extra=st.integers(1, 3),
+    seed=st.integers(0, 2 ** 16),
+)
+def test_random_contractions_promote_and_match(backend_name, left, right_dtype, extra, seed):
+    """tensordot / einsum of the last axis of a random array with a random matrix."""
+    K = make_backend(backend_name)
+    x, dtype = left
+    y = random_array(np.random.default_rng(seed), (x.shape[-1], extra), right_dtype)
+    expected = np.tensordot(x, y, 1)
+    result_dtype = "complex64" if expected.dtype == np.complex64 else str(expected.dtype)
+    tol_dtype = "float32" if np.float32 in (x.dtype, y.dtype) or np.complex64 in (x.dtype, y.dtype) else result_dtype
+    assert_matches(K, K.tensordot(K.asarray(x), K.asarray(y), 1), expected, tol_dtype)
+    letters = "abc"[: x.ndim - 1]
+    subscripts = f"{letters}z,zy->{letters}y"
+    assert_matches(K, K.einsum(subscripts, K.asarray(x), K.asarray(y)), np.einsum(subscripts, x, y), tol_dtype)
+
+
+def test_jit_returns_an_equivalent_function(K):
+    f = lambda x: K.sum(K.sin(x))  # noqa: E731
+    x = K.asarray([0.1, 0.2])
+    assert K.to_numpy(K.jit(f)(x)) == pytest.approx(K.to_numpy(f(x)))
+    if K.capabilities.jit == "none":
+        assert K.jit(f) is f
+
+
+def test_requires_grad_and_detach(K, backend_id):
+    x = K.requires_grad(K.asarray([1.0, 2.0]))
+    if backend_id == "pytorch":
+        assert x.requires_grad and not K.detach(x * 2).requires_grad
+        assert not K.requires_grad(x, False).requires_grad
+    else:
+        np.testing.assert_array_equal(K.to_numpy(K.detach(x)), [1.0, 2.0])

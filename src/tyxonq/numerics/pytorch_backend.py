@@ -165,7 +165,10 @@ class PyTorchBackend(BackendBase):
             return self.stack([self.asarray(o, dtype) for o in obj])
         target = self._creation_dtype(obj, dtype)
         if target is None:  # NumPy arrays and scalars, or another library's arrays: keep dtype
-            return torch.as_tensor(np.ascontiguousarray(obj), device=self.device)
+            host = np.asarray(obj)
+            if not host.flags.c_contiguous:  # e.g. negative strides, which torch cannot view
+                host = np.ascontiguousarray(host)
+            return torch.as_tensor(host, device=self.device)
         return torch.as_tensor(obj, dtype=target, device=self.device)
 
     def array(self, obj: Any, dtype: Any = None) -> Any:
@@ -264,7 +267,7 @@ class PyTorchBackend(BackendBase):
 
     def transpose(self, x: Any, axes: Sequence[int] | None = None) -> Any:
         x = self._tensor(x)
-        return x.permute(*(reversed(range(x.ndim)) if axes is None else axes))
+        return x.permute(tuple(reversed(range(x.ndim))) if axes is None else tuple(axes))
 
     def stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
         arrays = self._promoted(*arrays)
