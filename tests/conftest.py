@@ -59,10 +59,7 @@ def require(backend_id):
 @pytest.fixture(autouse=True)
 def _restore_active_backend():
     """Tests that call set_backend must not leak their choice into other tests."""
-    from tyxonq.numerics import selection
+    from tyxonq.numerics.selection import ACTIVE_BACKEND
 
-    saved = list(selection._process_default)
-    token = selection._active.set(None)
-    yield
-    selection._active.reset(token)
-    selection._process_default[:] = saved
+    with ACTIVE_BACKEND.isolated():
+        yield

@@ -11,6 +11,15 @@ Examples
 from __future__ import annotations
 
 from . import numerics
+from .circuit import (
+    Circuit,
+    clear_plan_cache,
+    get_contractor,
+    plan_cache_info,
+    set_contractor,
+    set_plan_cache,
+    use_contractor,
+)
 from .numerics import (
     ArrayBackend,
     backend_names,
@@ -27,6 +36,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "numerics",
+    "Circuit",
+    "set_contractor",
+    "get_contractor",
+    "use_contractor",
+    "plan_cache_info",
+    "clear_plan_cache",
+    "set_plan_cache",
     "ArrayBackend",
     "backend_names",
     "get_backend",

@@ -75,6 +75,10 @@ class ArrayModuleBackend(BackendBase):
     def to_numpy(self, x: Any) -> np.ndarray:
         return np.asarray(x)
 
+    def constant(self, value: Any, dtype: Any = None) -> Any:
+        """An array for a host constant, safe to cache and reuse across calls and transforms."""
+        return self.asarray(np.asarray(value), dtype)
+
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.xp.ndarray)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Callable
 
 from .autodiff import normalize_argnums
@@ -84,6 +85,11 @@ class BackendBase:
                 f"supports at most {limit}; reshape into fewer, larger axes"
             )
 
+    # -- memory -----------------------------------------------------------------------------
+    def available_memory(self) -> int:
+        """Bytes this backend can allocate on its device (host: physical memory available)."""
+        return host_available_memory()
+
     # -- gradients --------------------------------------------------------------------------
     def grad(self, fn: Callable[..., Any], argnums: Any = 0,
              has_aux: bool = False) -> Callable[..., Any]:
@@ -110,3 +116,15 @@ class BackendBase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(dtype={self.precision!r}, device={self.capabilities.device!r})"
+
+
+def host_available_memory() -> int:
+    """Physical memory currently available on this host, in bytes (total if unknown)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -121,6 +121,12 @@ class PyTorchBackend(BackendBase):
         super().__init__(dtype)
         self._generator = self.rng(seed)
 
+    def available_memory(self) -> int:
+        """Free bytes on this backend's device (CUDA: ``torch.cuda.mem_get_info``)."""
+        if self.device.type == "cuda":
+            return int(self.torch.cuda.mem_get_info(self.device)[0])
+        return super().available_memory()
+
     # -- dtypes ------------------------------------------------------------------------------
     def _library_dtype(self, name: str) -> Any:
         return getattr(self.torch, name)
@@ -181,6 +187,15 @@ class PyTorchBackend(BackendBase):
 
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.torch.Tensor)
+
+    def constant(self, value: Any, dtype: Any = None) -> Any:
+        """A tensor for a host constant, safe to cache and reuse across calls and transforms.
+
+        Tensors created inside ``torch.func`` transforms are wrapped for that transform; a cached
+        one would leak out of it. Constants are therefore created with the transforms disabled.
+        """
+        with self.torch._C._DisableFuncTorch():
+            return self.asarray(np.asarray(value), dtype)
 
     def _shape_tuple(self, shape: Any, operation: str) -> tuple[int, ...]:
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
@@ -253,7 +268,8 @@ class PyTorchBackend(BackendBase):
         return self.torch.tensordot(a, b, dims=dims)
 
     def kron(self, a: Any, b: Any) -> Any:
-        return self.torch.kron(*self._promoted(a, b))
+        a, b = self._promoted(a, b)  # torch.kron fails on transposed (non-contiguous) operands
+        return self.torch.kron(a.contiguous(), b.contiguous())
 
     def outer(self, a: Any, b: Any) -> Any:
         a, b = self._promoted(a, b)

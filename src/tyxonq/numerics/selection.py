@@ -9,12 +9,12 @@ the default is the ``TYXONQ_BACKEND`` environment variable, or ``numpy``.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import importlib
 import os
 import threading
 from typing import Any, Iterator
 
+from .._context import ContextualSetting
 from .protocol import ArrayBackend
 
 __all__ = [
@@ -38,10 +38,6 @@ _BACKEND_CLASSES = {
 _ALIASES = {"torch": "pytorch"}
 BACKEND_NAMES = tuple(_BACKEND_CLASSES)
 
-_active: contextvars.ContextVar[ArrayBackend | None] = contextvars.ContextVar(
-    "tyxonq_active_backend", default=None
-)
-_process_default: list[ArrayBackend] = []  # at most one entry: the last set_backend
 _shared_instances: dict[str, ArrayBackend] = {}  # one default-configured instance per name
 _instances_lock = threading.Lock()
 
@@ -110,6 +106,11 @@ def _environment_default() -> ArrayBackend:
         raise ValueError(f"environment variable {ENVIRONMENT_VARIABLE}={name!r}: {error}") from None
 
 
+ACTIVE_BACKEND: ContextualSetting[ArrayBackend] = ContextualSetting(
+    "tyxonq_active_backend", fallback=_environment_default
+)
+
+
 def set_backend(backend: Any, **options: Any) -> ArrayBackend:
     """Make ``backend`` the active backend and the default of new threads; return it.
 
@@ -127,10 +128,7 @@ def set_backend(backend: Any, **options: Any) -> ArrayBackend:
     >>> get_backend() is K
     True
     """
-    instance = _resolve(backend, options)
-    _process_default[:] = [instance]
-    _active.set(instance)
-    return instance
+    return ACTIVE_BACKEND.set(_resolve(backend, options))
 
 
 def get_backend(name: str | None = None) -> ArrayBackend:
@@ -143,12 +141,7 @@ def get_backend(name: str | None = None) -> ArrayBackend:
     """
     if name is not None:
         return _shared_instance(name)
-    active = _active.get()
-    if active is not None:
-        return active
-    if _process_default:
-        return _process_default[0]
-    return _environment_default()
+    return ACTIVE_BACKEND.get()
 
 
 @contextlib.contextmanager
@@ -164,9 +157,5 @@ def use_backend(backend: Any, **options: Any) -> Iterator[ArrayBackend]:
     ...     K.zeros(1).dtype
     dtype('complex64')
     """
-    instance = _resolve(backend, options)
-    token = _active.set(instance)
-    try:
+    with ACTIVE_BACKEND.override(_resolve(backend, options)) as instance:
         yield instance
-    finally:
-        _active.reset(token)

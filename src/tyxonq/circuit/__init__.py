@@ -1,0 +1,26 @@
+"""The tensor-network circuit simulator.
+
+It speaks only the :class:`~tyxonq.numerics.ArrayBackend` protocol: a :class:`Circuit` is a list
+of operations; a plan (network, fused gates, contraction path) is made once per structure and
+cached; evaluation binds parameters and contracts through the active backend.
+"""
+
+from __future__ import annotations
+
+from .circuit import Circuit
+from .contractor import Contractor, get_contractor, set_contractor, use_contractor
+from .gates import GATES
+from .plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
+
+__all__ = [
+    "Circuit",
+    "GATES",
+    "Contractor",
+    "set_contractor",
+    "get_contractor",
+    "use_contractor",
+    "plan_cache_info",
+    "clear_plan_cache",
+    "set_plan_cache",
+    "PlanCacheInfo",
+]

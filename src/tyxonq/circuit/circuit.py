@@ -1,0 +1,318 @@
+"""The :class:`Circuit`: a list of operations whose results come from contracting its network.
+
+Qubit 0 is the most significant bit of a basis-state index and the leftmost character of a
+bitstring: in ``c.amplitude("01")`` qubit 0 is ``0`` and qubit 1 is ``1``, the state's index 1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..numerics import get_backend
+from .binding import bind_tensors
+from .drawing import draw as draw_circuit
+from .gate_methods import GateMethods
+from .gates import GATES, constant
+from .memory import require_memory
+from .network import amplitude_network, expectation_network, matrix_network, state_network
+from .operations import (
+    Operation,
+    matrix_values,
+    validate_angle,
+    validate_qubits,
+    validate_unitary_matrix,
+)
+from .plan import get_plan, run_plan
+
+__all__ = ["Circuit"]
+
+SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
+HERMITIAN_TOLERANCE = 1e-8
+_LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
+                    "need; use those, or fewer qubits")
+
+
+class Circuit(GateMethods):
+    """A quantum circuit on ``num_qubits`` qubits.
+
+    Parameters
+    ----------
+    num_qubits : int
+        Number of qubits; they start in ``|0...0>``.
+    inputs : array, optional
+        Initial state vector of length ``2**num_qubits`` instead (qubit 0 most significant).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.Circuit(2).h(0).cx(0, 1)
+    >>> K = tq.get_backend()
+    >>> K.to_numpy(c.probability()).round(3).tolist()
+    [0.5, 0.0, 0.0, 0.5]
+    >>> round(float(c.expectation_ps(z=[0, 1])), 12)
+    1.0
+    """
+
+    def __init__(self, num_qubits: int, inputs: Any = None) -> None:
+        if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
+                or num_qubits < 1:
+            raise ValueError(f"num_qubits={num_qubits!r} must be a positive int")
+        self._num_qubits = int(num_qubits)
+        self._operations: list[Operation] = []
+        self._inputs = None if inputs is None else self._validated_inputs(inputs)
+
+    def _validated_inputs(self, inputs: Any) -> Any:
+        K = get_backend()
+        shape = K.shape(inputs) if K.is_array(inputs) else np.shape(inputs)
+        expected = (2 ** self._num_qubits,)
+        if tuple(shape) != expected:
+            raise ValueError(f"inputs has shape {tuple(shape)}; {self._num_qubits} qubits need {expected}")
+        if not K.is_array(inputs):
+            host = np.asarray(inputs)
+            if host.dtype.kind not in "fc":
+                raise TypeError(f"inputs dtype {host.dtype} is not float or complex")
+            norm = float(np.linalg.norm(host))
+            if not math.isclose(norm, 1.0, abs_tol=1e-6):
+                raise ValueError(f"inputs must be a normalised state; its norm is {norm:.6g}")
+        return inputs
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def num_qubits(self) -> int:
+        return self._num_qubits
+
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        """The circuit's operations, in order."""
+        return tuple(self._operations)
+
+    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> Circuit:
+        spec = GATES[gate]
+        qubits = validate_qubits(qubits, self._num_qubits, gate)
+        if spec.num_qubits and len(qubits) != spec.num_qubits:
+            raise ValueError(f"{gate} acts on {spec.num_qubits} qubit(s); got {len(qubits)}: {qubits}")
+        if not qubits:
+            raise ValueError(f"{gate} needs at least one qubit")
+        K = get_backend()
+        if gate == "unitary":
+            params = (validate_unitary_matrix(params[0], len(qubits), K),)
+        else:
+            params = tuple(validate_angle(value, gate, name, K)
+                           for value, name in zip(params, spec.param_names))
+        self._operations.append(Operation(gate, qubits, params))
+        return self
+
+    def _structure(self) -> tuple:
+        return (self._num_qubits, self._inputs is not None,
+                tuple(op.structure for op in self._operations))
+
+    # -- evaluation --------------------------------------------------------------------------
+    def _input_array(self, K: Any) -> Any:
+        if self._inputs is None:
+            return None
+        inputs = K.asarray(self._inputs)
+        return inputs if K.is_complex(inputs) else K.cast(inputs, K.dtype)
+
+    def _evaluate(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
+                  what: str, **binding: Any) -> Any:
+        K = get_backend()
+        plan = get_plan(request + self._structure(), make_network, K.capabilities.max_ndim,
+                        output_shape)
+        require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
+                       _LIGHT_CONE_HINT)
+        tensors = bind_tensors(K, plan.network, self._operations, self._input_array(K), **binding)
+        return run_plan(plan, K, tensors)
+
+    def state(self) -> Any:
+        """The output state vector, of length ``2**num_qubits`` (qubit 0 most significant)."""
+        K = get_backend()
+        require_memory(K, 2 ** self._num_qubits, f"state() of {self._num_qubits} qubits",
+                       _LIGHT_CONE_HINT)
+        n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
+        return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
+                              "state()")
+
+    wavefunction = state
+
+    def amplitude(self, bitstring: str | int) -> Any:
+        """``<bitstring|psi>``, without building the state (qubit 0 is the leftmost character).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(abs(complex(tq.Circuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
+        0.5
+        """
+        bits = self._parse_bitstring(bitstring)
+        n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
+        return self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given), (),
+                              "amplitude()", bits=bits)
+
+    def _parse_bitstring(self, bitstring: str | int) -> tuple[int, ...]:
+        n = self._num_qubits
+        if isinstance(bitstring, (bool, np.bool_)):
+            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
+        if isinstance(bitstring, numbers.Integral):
+            if not 0 <= int(bitstring) < 2 ** n:
+                raise ValueError(f"bitstring index {bitstring} is out of range [0, 2**{n})")
+            return tuple(int(b) for b in format(int(bitstring), f"0{n}b"))
+        if not isinstance(bitstring, str):
+            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
+        if len(bitstring) != n or set(bitstring) - {"0", "1"}:
+            raise ValueError(
+                f"bitstring={bitstring!r} must have exactly {n} characters, each 0 or 1"
+            )
+        return tuple(int(b) for b in bitstring)
+
+    def probability(self) -> Any:
+        """Probabilities of all ``2**num_qubits`` basis states (a real array)."""
+        state = self.state()
+        K = get_backend()
+        return K.real(K.conj(state) * state)
+
+    def expectation(self, *operators: tuple[Any, Sequence[int] | int], hermitian: bool = True) -> Any:
+        """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
+
+        Only gates in the backward light cone of the measured qubits are contracted. The result is
+        real; a non-Hermitian matrix raises unless ``hermitian=False``, which returns the complex
+        value.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> z = np.diag([1.0, -1.0])
+        >>> float(tq.Circuit(2).x(1).expectation((z, [0]), (z, [1])))
+        -1.0
+        """
+        if not operators:
+            raise ValueError("expectation needs at least one (matrix, qubits) operator")
+        K = get_backend()
+        matrices, groups = [], []
+        used: set[int] = set()
+        for operator in operators:
+            matrix, qubits = self._validated_operator(operator, hermitian, K)
+            overlap = used.intersection(qubits)
+            if overlap:
+                raise ValueError(
+                    f"operators overlap on qubit(s) {sorted(overlap)}; multiply them into one matrix"
+                )
+            used.update(qubits)
+            matrices.append(matrix)
+            groups.append(qubits)
+        n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
+        groups_key = tuple(groups)
+        value = self._evaluate(("expectation", groups_key),
+                               lambda: expectation_network(n, ops, given, groups_key), (),
+                               "expectation()", operators=matrices)
+        return K.real(value) if hermitian else value
+
+    def _validated_operator(self, operator: Any, hermitian: bool, K: Any) -> tuple[Any, tuple[int, ...]]:
+        if not (isinstance(operator, (tuple, list)) and len(operator) == 2):
+            raise TypeError(f"each operator must be a (matrix, qubits) pair; got {operator!r}")
+        matrix, qubits = operator
+        qubits = (qubits,) if isinstance(qubits, numbers.Integral) else tuple(qubits)
+        qubits = validate_qubits(qubits, self._num_qubits, "expectation")
+        dimension = 2 ** len(qubits)
+        host = matrix_values(K, matrix, len(qubits), f"operator on qubits {qubits}")
+        if hermitian and host is not None and not np.allclose(host, host.conj().T,
+                                                              atol=HERMITIAN_TOLERANCE):
+            raise ValueError(
+                f"operator on qubits {qubits} is not Hermitian; pass hermitian=False for the "
+                "complex value <psi|O|psi>"
+            )
+        array = K.asarray(matrix)
+        if not K.is_complex(array):
+            array = K.cast(array, K.dtype)
+        return K.reshape(array, (dimension, dimension)), qubits
+
+    def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (),
+                       z: Sequence[int] = ()) -> Any:
+        """Expectation of a Pauli string, e.g. ``expectation_ps(x=[0], z=[1, 2])`` for X0 Z1 Z2.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(float(tq.Circuit(1).h(0).expectation_ps(x=[0])), 12)
+        1.0
+        """
+        K = get_backend()
+        operators = []
+        for name, qubits in (("x", x), ("y", y), ("z", z)):
+            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
+            operators.extend((constant(K, name), [q]) for q in qubits)
+        if not operators:
+            raise ValueError("expectation_ps needs at least one qubit in x, y or z")
+        return self.expectation(*operators)
+
+    def sample(self, shots: int, seed: int | None = None, format: str = "counts") -> Any:
+        """Measure all qubits ``shots`` times.
+
+        Parameters
+        ----------
+        shots : int
+            Number of samples (> 0).
+        seed : int, optional
+            Seed: the same seed gives the same samples.
+        format : {"counts", "bitstrings", "indices"}
+            A dict bitstring -> count, a list of bitstrings, or a backend array of basis indices.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.Circuit(2).x(0).sample(5, seed=1)
+        {'10': 5}
+        """
+        if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots <= 0:
+            raise ValueError(f"shots={shots!r} must be a positive int")
+        if format not in SAMPLE_FORMATS:
+            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        K = get_backend()
+        probabilities = K.cast(K.detach(self.probability()), "float64")
+        probabilities = probabilities / K.sum(probabilities)
+        indices = K.choice(2 ** self._num_qubits, size=int(shots), p=probabilities, rng=K.rng(seed))
+        if format == "indices":
+            return indices
+        width = self._num_qubits
+        host = K.to_numpy(indices)
+        if format == "bitstrings":
+            return [format_index(i, width) for i in host.tolist()]
+        values, counts = np.unique(host, return_counts=True)
+        return {format_index(v, width): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+
+    def matrix(self) -> Any:
+        """The circuit's unitary, ``2**n x 2**n`` (row = output basis index)."""
+        K = get_backend()
+        n, ops = self._num_qubits, list(self._operations)
+        require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
+        return self._evaluate(("matrix",), lambda: matrix_network(n, ops), (2 ** n, 2 ** n),
+                              "matrix()")
+
+    # -- transformations -----------------------------------------------------------------------
+    def inverse(self) -> Circuit:
+        """The adjoint circuit (gates reversed and inverted), starting from ``|0...0>``."""
+        inverted = Circuit(self._num_qubits)
+        inverted._operations = [op.adjoint() for op in reversed(self._operations)]
+        return inverted
+
+    def copy(self) -> Circuit:
+        """An independent copy (operations are immutable; parameters are shared)."""
+        duplicate = Circuit(self._num_qubits)
+        duplicate._inputs = self._inputs
+        duplicate._operations = list(self._operations)
+        return duplicate
+
+    def draw(self) -> str:
+        """A text diagram (qubit 0 on top)."""
+        return draw_circuit(self._num_qubits, self._operations)
+
+    def __repr__(self) -> str:
+        return f"Circuit(num_qubits={self._num_qubits}, operations={len(self._operations)})"
+
+
+def format_index(index: int, width: int) -> str:
+    """Basis index as a bitstring, qubit 0 leftmost."""
+    return format(int(index), f"0{width}b")

@@ -1,0 +1,76 @@
+"""A text diagram of a circuit: one row per qubit, gates in the earliest free column."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .gates import GATES
+from .operations import Operation
+
+__all__ = ["draw"]
+
+_TARGET_LABELS = {"cx": "X", "cy": "Y", "cz": "Z", "crx": "RX", "cry": "RY", "crz": "RZ",
+                  "cphase": "P", "ccx": "X", "cswap": "x"}
+
+
+def _format_param(value: object) -> str:
+    try:
+        return f"{float(value):.3g}"
+    except (TypeError, ValueError):
+        return "·"
+
+
+def _labels(operation: Operation) -> dict[int, str]:
+    spec = GATES[operation.gate]
+    dagger = "†" if operation.dagger else ""
+    params = "" if not spec.is_parametrised or operation.gate == "unitary" else (
+        "(" + ",".join(_format_param(p) for p in operation.params) + ")")
+    controls = operation.qubits[: spec.num_controls]
+    targets = operation.qubits[spec.num_controls:]
+    name = _TARGET_LABELS.get(operation.gate, operation.gate.upper())
+    if operation.gate in ("swap", "cswap"):
+        label = "x"
+    elif operation.gate == "unitary":
+        label = "U"
+    else:
+        label = name
+    labels = {q: "●" for q in controls}
+    labels.update({q: f"{label}{params}{dagger}" for q in targets})
+    return labels
+
+
+def draw(num_qubits: int, operations: Sequence[Operation]) -> str:
+    """Text diagram; qubit 0 is the top row.
+
+    Examples
+    --------
+    >>> print(draw(2, [Operation("h", (0,)), Operation("cx", (0, 1))]))
+    q0: ─H─●─
+    q1: ───X─
+    """
+    columns: list[dict[int, str]] = []
+    spans: list[set[int]] = []
+    for operation in operations:
+        low, high = min(operation.qubits), max(operation.qubits)
+        span = set(range(low, high + 1))
+        column = len(columns)
+        while column > 0 and not spans[column - 1] & span:
+            column -= 1
+        if column == len(columns):
+            columns.append({})
+            spans.append(set())
+        labels = _labels(operation)
+        columns[column].update({q: labels.get(q, "│") for q in span})
+        spans[column] |= span
+    rows = []
+    for q in range(num_qubits):
+        cells = []
+        for column in columns:
+            width = max(len(label) for label in column.values())
+            label = column.get(q, "")
+            filler = "─"
+            cells.append(label.center(width, filler) if label else filler * width)
+        rows.append(f"q{q}: ─" + "─".join(cells) + "─")
+    width = len(f"q{num_qubits - 1}")
+    return "\n".join(row.replace(f"q{q}:", f"q{q}:".ljust(width + 1), 1)
+                     for q, row in enumerate(rows))

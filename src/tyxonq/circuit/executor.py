@@ -1,0 +1,186 @@
+"""Executing a contraction path as transpose + reshape + matmul steps through the backend.
+
+A path (pairs of tensors to contract, opt_einsum's linear format) is compiled once into
+:class:`PairStep` records that say, for each pair, how to lay both operands out as matrices. Each
+step is then a few backend calls: at most one permutation per operand (none when the legs already
+lie in order), a reshape and one ``matmul``. Tensors are kept as arrays whose C-order layout is
+their leg order, so an intermediate with 30 legs never needs 30 array dimensions: permutations are
+done on groups of adjacent legs, with at most ``max_ndim`` dimensions per call (cuPyNumeric: 6).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+__all__ = ["permutation_moves", "PairStep", "CompiledContraction", "compile_path", "permute"]
+
+Legs = tuple[int, ...]
+Move = tuple[tuple[int, ...], tuple[int, ...]]  # (reshape to, transpose axes)
+
+
+def permutation_moves(legs: Legs, target: Legs, sizes: dict[int, int], max_ndim: int) -> list[Move]:
+    """Reshape/transpose moves turning layout ``legs`` into ``target``, each within ``max_ndim``.
+
+    Adjacent legs that stay adjacent are grouped into runs; one transpose of the runs suffices
+    when there are at most ``max_ndim`` of them, else runs are moved one at a time (4 dims each).
+
+    Examples
+    --------
+    >>> permutation_moves((0, 1, 2), (2, 0, 1), {0: 2, 1: 2, 2: 2}, max_ndim=6)
+    [((4, 2), (1, 0))]
+    >>> permutation_moves((0, 1), (0, 1), {0: 2, 1: 2}, max_ndim=6)
+    []
+    """
+    if tuple(legs) == tuple(target):
+        return []
+    position_in_target = {leg: i for i, leg in enumerate(target)}
+    runs: list[list[int]] = []
+    for leg in legs:
+        if runs and position_in_target[leg] == position_in_target[runs[-1][-1]] + 1:
+            runs[-1].append(leg)
+        else:
+            runs.append([leg])
+    run_sizes = [math.prod(sizes[leg] for leg in run) for run in runs]
+    order = sorted(range(len(runs)), key=lambda r: position_in_target[runs[r][0]])
+    if len(runs) <= max_ndim:
+        return [(tuple(run_sizes), tuple(order))]
+    return _block_moves(run_sizes, order)
+
+
+def _block_moves(run_sizes: list[int], order: list[int]) -> list[Move]:
+    """Bring runs into ``order`` by moving one run at a time: views of at most 4 dimensions."""
+    current = list(range(len(run_sizes)))
+    moves: list[Move] = []
+    for position, wanted in enumerate(order):
+        found = current.index(wanted)
+        if found == position:
+            continue
+        before = math.prod(run_sizes[r] for r in current[:position])
+        between = math.prod(run_sizes[r] for r in current[position:found])
+        after = math.prod(run_sizes[r] for r in current[found + 1:])
+        moves.append(((before, between, run_sizes[wanted], after), (0, 2, 1, 3)))
+        current.insert(position, current.pop(found))
+    return moves
+
+
+def permute(K: Any, array: Any, moves: Sequence[Move]) -> Any:
+    """Apply :func:`permutation_moves` output to ``array``."""
+    for shape, axes in moves:
+        array = K.transpose(K.reshape(array, shape), axes)
+    return array
+
+
+@dataclass(frozen=True)
+class OperandLayout:
+    """How one operand becomes a matrix: optional permutation, then a 2-d view (maybe transposed)."""
+
+    moves: tuple[Move, ...]
+    shape: tuple[int, int]
+    transposed: bool
+
+
+@dataclass(frozen=True)
+class PairStep:
+    """Contract tensors ``first`` and ``second`` (ids) into a new tensor with ``result_legs``."""
+
+    first: int
+    second: int
+    first_layout: OperandLayout
+    second_layout: OperandLayout
+    result_legs: Legs
+
+
+def _layout(legs: Legs, rows: Legs, columns: Legs, sizes: dict[int, int],
+            max_ndim: int) -> OperandLayout:
+    """Matrix view with ``rows`` legs as rows and ``columns`` legs as columns."""
+    shape = (math.prod(sizes[leg] for leg in rows), math.prod(sizes[leg] for leg in columns))
+    if tuple(legs) == tuple(rows) + tuple(columns):
+        return OperandLayout((), shape, False)
+    if tuple(legs) == tuple(columns) + tuple(rows):
+        return OperandLayout((), (shape[1], shape[0]), True)
+    moves = permutation_moves(legs, tuple(rows) + tuple(columns), sizes, max_ndim)
+    return OperandLayout(tuple(moves), shape, False)
+
+
+def _contiguous_order(legs: Legs, shared: set[int]) -> Legs | None:
+    """The shared legs in ``legs`` order if they form a prefix or suffix of ``legs``."""
+    k = len(shared)
+    if set(legs[:k]) == shared:
+        return tuple(legs[:k])
+    if set(legs[len(legs) - k:]) == shared:
+        return tuple(legs[len(legs) - k:])
+    return None
+
+
+def compile_pair(legs_a: Legs, legs_b: Legs, sizes: dict[int, int], max_ndim: int,
+                 positions: tuple[int, int]) -> PairStep:
+    """Plan one pairwise contraction so that the larger operand is copied as rarely as possible."""
+    shared = set(legs_a) & set(legs_b)
+    size_a = math.prod(sizes[leg] for leg in legs_a)
+    size_b = math.prod(sizes[leg] for leg in legs_b)
+    (big, small), swapped = ((legs_a, legs_b), False) if size_a >= size_b else ((legs_b, legs_a), True)
+    order = _contiguous_order(big, shared) or _contiguous_order(small, shared)
+    if order is None:
+        order = tuple(leg for leg in big if leg in shared)
+    free_big = tuple(leg for leg in big if leg not in shared)
+    free_small = tuple(leg for leg in small if leg not in shared)
+    big_layout = _layout(big, free_big, order, sizes, max_ndim)
+    small_layout = _layout(small, order, free_small, sizes, max_ndim)
+    first, second = positions if not swapped else (positions[1], positions[0])
+    return PairStep(first, second, big_layout, small_layout, free_big + free_small)
+
+
+@dataclass(frozen=True)
+class CompiledContraction:
+    """Steps of a contraction, the id and legs of the result, and the largest tensor's size."""
+
+    steps: tuple[PairStep, ...]
+    result: int
+    result_legs: Legs
+    largest_size: int
+
+    def run(self, K: Any, tensors: Sequence[Any]) -> Any:
+        """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
+        tensors = list(tensors)
+        for step in self.steps:
+            first = _as_matrix(K, tensors[step.first], step.first_layout)
+            second = _as_matrix(K, tensors[step.second], step.second_layout)
+            tensors.append(K.matmul(first, second))
+        return tensors[self.result]
+
+
+def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], sizes: dict[int, int],
+                 max_ndim: int) -> CompiledContraction:
+    """Compile a linear-format path into steps on tensor ids.
+
+    Operands have ids ``0..len(operand_legs)-1``; each step's result gets the next id.
+    """
+    legs = [tuple(lg) for lg in operand_legs]
+    alive = list(range(len(legs)))
+    steps: list[PairStep] = []
+
+    def contract(first: int, second: int) -> int:
+        step = compile_pair(legs[first], legs[second], sizes, max_ndim, (first, second))
+        steps.append(step)
+        legs.append(step.result_legs)
+        return len(legs) - 1
+
+    for contraction in path:
+        group = [alive[i] for i in contraction]
+        for i in sorted(contraction, reverse=True):
+            alive.pop(i)
+        result = group[0]
+        for other in group[1:]:
+            result = contract(result, other)
+        alive.append(result)
+    while len(alive) > 1:  # pieces a partial path left apart: outer products
+        alive.append(contract(alive.pop(0), alive.pop(0)))
+    largest = max(math.prod(sizes[leg] for leg in lg) for lg in legs) if legs else 1
+    return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest)
+
+
+def _as_matrix(K: Any, array: Any, layout: OperandLayout) -> Any:
+    array = K.reshape(permute(K, array, layout.moves), layout.shape)
+    return K.transpose(array) if layout.transposed else array

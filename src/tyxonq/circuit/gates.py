@@ -1,0 +1,225 @@
+"""The gate set: each gate's qubit count, parameters, and how its matrix is built.
+
+Matrices are built through the :class:`~tyxonq.numerics.ArrayBackend` protocol from the angles,
+so gradients and ``vmap`` flow through them. Parametrised gates are linear combinations of
+constant matrices with ``cos``/``sin``/``exp`` coefficients, e.g.
+``RX(θ) = cos(θ/2)·I - i·sin(θ/2)·X``. Constant matrices are converted once per backend.
+
+Conventions: a k-qubit matrix acts on its qubits in the order given, the first qubit being the most
+significant bit of the matrix index; rotations are ``exp(-i θ P / 2)``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["GateSpec", "GATES", "ALIASES", "gate_matrix", "canonical_gate_name"]
+
+_I = np.eye(2, dtype=complex)
+_X = np.array([[0, 1], [1, 0]], dtype=complex)
+_Y = np.array([[0, -1j], [1j, 0]], dtype=complex)
+_Z = np.diag([1.0, -1.0]).astype(complex)
+_P0 = np.diag([1.0, 0.0]).astype(complex)
+_P1 = np.diag([0.0, 1.0]).astype(complex)
+_E01 = np.array([[0, 1], [0, 0]], dtype=complex)
+_E10 = np.array([[0, 0], [1, 0]], dtype=complex)
+_SX = 0.5 * np.array([[1 + 1j, 1 - 1j], [1 - 1j, 1 + 1j]])
+
+
+def _controlled(u: np.ndarray) -> np.ndarray:
+    return np.kron(_P0, np.eye(u.shape[0])) + np.kron(_P1, u)
+
+
+_SWAP = np.eye(4, dtype=complex)[[0, 2, 1, 3]]
+CONSTANT_MATRICES: dict[str, np.ndarray] = {
+    "i": _I,
+    "h": np.array([[1, 1], [1, -1]], dtype=complex) / np.sqrt(2),
+    "x": _X,
+    "y": _Y,
+    "z": _Z,
+    "s": np.diag([1, 1j]),
+    "sdg": np.diag([1, -1j]),
+    "t": np.diag([1, np.exp(1j * np.pi / 4)]),
+    "tdg": np.diag([1, np.exp(-1j * np.pi / 4)]),
+    "sx": _SX,
+    "sxdg": _SX.conj().T,
+    "cx": _controlled(_X),
+    "cy": _controlled(_Y),
+    "cz": _controlled(_Z),
+    "swap": _SWAP,
+    "iswap": np.array([[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]),
+    "ccx": _controlled(_controlled(_X)),
+    "cswap": _controlled(_SWAP),
+    # basis vectors and building blocks of the parametrised gates
+    "_ket0": np.array([1.0, 0.0], dtype=complex),
+    "_ket1": np.array([0.0, 1.0], dtype=complex),
+    "_p0": _P0,
+    "_p1": _P1,
+    "_e01": _E01,
+    "_e10": _E10,
+    "_xx": np.kron(_X, _X),
+    "_yy": np.kron(_Y, _Y),
+    "_zz": np.kron(_Z, _Z),
+    "_i4": np.eye(4, dtype=complex),
+    "_p0_i": np.kron(_P0, _I),
+    "_p1_i": np.kron(_P1, _I),
+    "_p1_x": np.kron(_P1, _X),
+    "_p1_y": np.kron(_P1, _Y),
+    "_p1_z": np.kron(_P1, _Z),
+    "_i4_minus_p11": np.diag([1.0, 1.0, 1.0, 0.0]).astype(complex),
+    "_p11": np.diag([0.0, 0.0, 0.0, 1.0]).astype(complex),
+}
+
+_converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def constant(K: Any, name: str) -> Any:
+    """Constant matrix ``name`` as an array of backend ``K`` in its working dtype (cached)."""
+    per_backend = _converted.setdefault(K, {})
+    if name not in per_backend:
+        per_backend[name] = K.constant(CONSTANT_MATRICES[name], K.precision)
+    return per_backend[name]
+
+
+def _angle(K: Any, value: Any) -> Any:
+    return K.asarray(value)
+
+
+def _phase(K: Any, angle: Any) -> Any:
+    """exp(i·angle) for a real angle, as cos + i sin (differentiable everywhere)."""
+    return K.cos(angle) + 1j * K.sin(angle)
+
+
+def _pauli_rotation(pauli: str, identity: str) -> Callable[[Any, tuple], Any]:
+    def build(K: Any, params: tuple) -> Any:
+        half = _angle(K, params[0]) / 2
+        return K.cos(half) * constant(K, identity) - 1j * K.sin(half) * constant(K, pauli)
+
+    return build
+
+
+def _controlled_rotation(pauli: str) -> Callable[[Any, tuple], Any]:
+    def build(K: Any, params: tuple) -> Any:
+        half = _angle(K, params[0]) / 2
+        return (constant(K, "_p0_i") + K.cos(half) * constant(K, "_p1_i")
+                - 1j * K.sin(half) * constant(K, pauli))
+
+    return build
+
+
+def _phase_gate(K: Any, params: tuple) -> Any:
+    return constant(K, "_p0") + _phase(K, _angle(K, params[0])) * constant(K, "_p1")
+
+
+def _controlled_phase(K: Any, params: tuple) -> Any:
+    return constant(K, "_i4_minus_p11") + _phase(K, _angle(K, params[0])) * constant(K, "_p11")
+
+
+def _u3(K: Any, params: tuple) -> Any:
+    theta, phi, lam = (_angle(K, p) for p in params)
+    c, s = K.cos(theta / 2), K.sin(theta / 2)
+    return (c * constant(K, "_p0") - _phase(K, lam) * s * constant(K, "_e01")
+            + _phase(K, phi) * s * constant(K, "_e10") + _phase(K, phi + lam) * c * constant(K, "_p1"))
+
+
+def _custom_unitary(K: Any, params: tuple) -> Any:
+    matrix = K.asarray(params[0])
+    if not K.is_complex(matrix):  # ints and reals: the working complex dtype
+        matrix = K.cast(matrix, K.dtype)
+    dimension = int(np.prod(K.shape(matrix)) ** 0.5)
+    return K.reshape(matrix, (dimension, dimension))
+
+
+def _constant_gate(name: str) -> Callable[[Any, tuple], Any]:
+    return lambda K, params: constant(K, name)
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """A gate kind.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (the :class:`Circuit` method).
+    num_qubits : int
+        Qubits it acts on (``0`` for ``unitary``, whose size comes from its matrix).
+    param_names : tuple of str
+        Names of its real parameters, in order (``("matrix",)`` for ``unitary``).
+    build : callable
+        ``build(K, params)`` -> the gate's ``2^k x 2^k`` matrix on backend ``K``.
+    num_controls : int
+        Leading qubits drawn as controls.
+    """
+
+    name: str
+    num_qubits: int
+    param_names: tuple[str, ...]
+    build: Callable[[Any, tuple], Any]
+    num_controls: int = 0
+
+    @property
+    def is_parametrised(self) -> bool:
+        return bool(self.param_names)
+
+
+def _spec(name: str, k: int, params: tuple[str, ...] = (), build: Callable | None = None,
+          controls: int = 0) -> GateSpec:
+    return GateSpec(name, k, params, build or _constant_gate(name), controls)
+
+
+GATES: dict[str, GateSpec] = {
+    spec.name: spec
+    for spec in [
+        *(_spec(n, 1) for n in ("i", "h", "x", "y", "z", "s", "sdg", "t", "tdg", "sx", "sxdg")),
+        _spec("rx", 1, ("theta",), _pauli_rotation("x", "i")),
+        _spec("ry", 1, ("theta",), _pauli_rotation("y", "i")),
+        _spec("rz", 1, ("theta",), _pauli_rotation("z", "i")),
+        _spec("phase", 1, ("theta",), _phase_gate),
+        _spec("u", 1, ("theta", "phi", "lam"), _u3),
+        _spec("cx", 2, controls=1),
+        _spec("cy", 2, controls=1),
+        _spec("cz", 2, controls=1),
+        _spec("swap", 2),
+        _spec("iswap", 2),
+        _spec("rxx", 2, ("theta",), _pauli_rotation("_xx", "_i4")),
+        _spec("ryy", 2, ("theta",), _pauli_rotation("_yy", "_i4")),
+        _spec("rzz", 2, ("theta",), _pauli_rotation("_zz", "_i4")),
+        _spec("crx", 2, ("theta",), _controlled_rotation("_p1_x"), controls=1),
+        _spec("cry", 2, ("theta",), _controlled_rotation("_p1_y"), controls=1),
+        _spec("crz", 2, ("theta",), _controlled_rotation("_p1_z"), controls=1),
+        _spec("cphase", 2, ("theta",), _controlled_phase, controls=1),
+        _spec("ccx", 3, controls=2),
+        _spec("cswap", 3, controls=1),
+        _spec("unitary", 0, ("matrix",), _custom_unitary),
+    ]
+}
+
+ALIASES = {"cnot": "cx", "toffoli": "ccx", "u3": "u", "cp": "cphase", "p": "phase",
+           "fredkin": "cswap", "any": "unitary"}
+
+
+def canonical_gate_name(name: str) -> str:
+    """The canonical name of a gate or alias, or a ``ValueError`` listing the gates."""
+    key = ALIASES.get(name.lower(), name.lower())
+    if key not in GATES:
+        raise ValueError(f"unknown gate {name!r}; known gates: {', '.join(sorted(GATES))}")
+    return key
+
+
+def gate_matrix(K: Any, name: str, params: tuple, dagger: bool = False) -> Any:
+    """The matrix of gate ``name`` with ``params`` on backend ``K`` (its adjoint if ``dagger``).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> bool(np.allclose(gate_matrix(K, "rx", (np.pi,)), -1j * CONSTANT_MATRICES["x"]))
+    True
+    """
+    matrix = GATES[name].build(K, params)
+    return K.conj(K.transpose(matrix)) if dagger else matrix

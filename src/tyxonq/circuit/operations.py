@@ -1,0 +1,126 @@
+"""One gate applied to qubits, and the checks that run when it is added to a circuit."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
+           "matrix_values"]
+
+UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "float32": 1e-5}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A gate on qubits with its parameters; ``dagger`` marks the adjoint (from ``inverse``).
+
+    ``structure`` is what a contraction plan depends on: everything but the parameter values.
+    """
+
+    gate: str
+    qubits: tuple[int, ...]
+    params: tuple[Any, ...] = ()
+    dagger: bool = False
+
+    @property
+    def structure(self) -> tuple:
+        return (self.gate, self.qubits, self.dagger)
+
+    def adjoint(self) -> Operation:
+        return Operation(self.gate, self.qubits, self.params, not self.dagger)
+
+
+def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[int, ...]:
+    """Qubits as ints in ``[0, num_qubits)``, all distinct, or a ``ValueError``/``TypeError``."""
+    checked = []
+    for qubit in qubits:
+        if isinstance(qubit, (bool, np.bool_)) or not isinstance(qubit, (numbers.Integral,)):
+            raise TypeError(f"{gate}: qubit {qubit!r} must be an int, got {type(qubit).__name__}")
+        qubit = int(qubit)
+        if not 0 <= qubit < num_qubits:
+            raise ValueError(
+                f"{gate}: qubit index {qubit} is out of range; this circuit has {num_qubits} "
+                f"qubit(s), indices 0..{num_qubits - 1}"
+            )
+        checked.append(qubit)
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"{gate}: qubits {tuple(checked)} repeat a qubit; each must be distinct")
+    return tuple(checked)
+
+
+def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
+    """A real, finite angle: a Python/NumPy number, or a real scalar array of the backend.
+
+    Backend arrays are checked for shape and dtype only: reading their value would be a host
+    round-trip (and is impossible under ``vmap``), so their finiteness is the caller's.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{gate}: {name}={value!r} must be a real number, not a bool")
+    if isinstance(value, numbers.Number) or isinstance(value, np.ndarray):
+        array = np.asarray(value)
+        if array.shape != ():
+            raise ValueError(f"{gate}: {name} must be a scalar; got shape {array.shape}")
+        if array.dtype.kind == "c":
+            raise TypeError(f"{gate}: {name}={value!r} must be real; rotation angles are real")
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{gate}: {name}={value!r} must be a real number")
+        if not math.isfinite(float(array)):
+            raise ValueError(f"{gate}: {name}={float(array)!r} is not finite; expected a real angle")
+        return value
+    if K.is_array(value):
+        if K.shape(value) not in ((), (1,)):
+            raise ValueError(f"{gate}: {name} must be a scalar; got shape {K.shape(value)}")
+        if not K.is_floating(value):
+            raise TypeError(
+                f"{gate}: {name} must be a real floating array; got dtype {K.dtype_of(value)}"
+            )
+        return K.reshape(value, ()) if K.shape(value) == (1,) else value
+    raise TypeError(f"{gate}: {name}={value!r} must be a real number or a real scalar array")
+
+
+def matrix_values(K: Any, matrix: Any, num_qubits: int, what: str) -> np.ndarray | None:
+    """Check a ``2^k x 2^k`` (or ``(2,)*2k``) numeric matrix; return its values on the host.
+
+    Returns ``None`` for a backend array whose values cannot be read here (a tensor made inside
+    ``torch.func.grad``/``vmap``): its shape and dtype are still checked, its values are not.
+    """
+    dimension = 2 ** num_qubits
+    on_host = isinstance(matrix, np.ndarray) or not K.is_array(matrix)
+    if on_host:
+        host = np.asarray(matrix)
+        shape, kind = host.shape, host.dtype.kind
+    else:
+        shape, kind = tuple(K.shape(matrix)), np.dtype(K._dtype_name(K.dtype_of(matrix))).kind
+    if shape not in ((dimension, dimension), (2,) * (2 * num_qubits)):
+        raise ValueError(
+            f"{what}: matrix has shape {shape}; {num_qubits} qubit(s) need ({dimension}, {dimension})"
+        )
+    if kind not in "iufc":
+        raise TypeError(f"{what}: matrix dtype kind {kind!r} is not numeric; pass an int, float "
+                        "or complex array")
+    if on_host:
+        return host.reshape(dimension, dimension)
+    try:
+        return K.to_numpy(matrix).reshape(dimension, dimension)
+    except RuntimeError:  # a transform's wrapped tensor: no host values to check
+        return None
+
+
+def validate_unitary_matrix(matrix: Any, num_qubits: int, K: Any) -> Any:
+    """A ``2^k x 2^k`` (or ``(2,)*2k``) numeric unitary, checked to tolerance."""
+    host = matrix_values(K, matrix, num_qubits, "unitary")
+    if host is None:
+        return matrix
+    deviation = float(np.max(np.abs(host.conj().T @ host - np.eye(host.shape[0]))))
+    tolerance = UNITARITY_TOLERANCE.get(host.dtype.name, 1e-8)
+    if not deviation <= tolerance:
+        raise ValueError(
+            f"unitary: matrix is not unitary (max |U^dagger U - I| = {deviation:.2e} > "
+            f"{tolerance:.0e})"
+        )
+    return matrix

@@ -1,0 +1,272 @@
+"""Gradients, vmap, sampling, the plan cache, the light cone, memory checks and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import make_backend
+from reference import reference_state
+
+import tyxonq as tq
+
+torch = pytest.importorskip("torch")
+
+
+def layered_circuit(n, thetas, K=None):
+    c = tq.Circuit(n)
+    index = 0
+    for layer in range(2):
+        for q in range(n):
+            c.rx(q, thetas[index])
+            c.rz(q, theta=thetas[index + 1])
+            index += 2
+        for q in range(n - 1):
+            c.cx(q, q + 1)
+        c.rzz(0, n - 1, thetas[index])
+        index += 1
+    return c
+
+
+N_QUBITS, N_PARAMS = 4, 2 * (2 * 4 + 1)
+
+
+def energy(thetas):
+    c = layered_circuit(N_QUBITS, thetas)
+    return c.expectation_ps(z=[0, 1]) + 0.5 * c.expectation_ps(x=[2]) - 0.3 * c.expectation_ps(y=[3], z=[0])
+
+
+def parameter_shift_gradient(f, thetas):
+    """Each parameter enters one rotation exp(-i θ P / 2): shift by ±π/2."""
+    grad = np.zeros_like(thetas)
+    for i in range(len(thetas)):
+        plus, minus = thetas.copy(), thetas.copy()
+        plus[i] += np.pi / 2
+        minus[i] -= np.pi / 2
+        grad[i] = (float(f(plus)) - float(f(minus))) / 2
+    return grad
+
+
+def test_pytorch_gradients_match_the_parameter_shift_rule():
+    thetas = np.random.default_rng(0).uniform(-np.pi, np.pi, N_PARAMS)
+    with tq.use_backend("numpy"):
+        shift = parameter_shift_gradient(energy, thetas)
+    with tq.use_backend("pytorch") as K:
+        value, grad = K.value_and_grad(lambda t: energy([t[i] for i in range(N_PARAMS)]))(thetas)
+    np.testing.assert_allclose(K.to_numpy(grad), shift, atol=1e-10)
+
+
+def test_gradients_flow_to_every_angle_of_every_result():
+    with tq.use_backend("pytorch") as K:
+        thetas = K.requires_grad(K.asarray(np.linspace(0.1, 1.0, N_PARAMS)))
+        c = layered_circuit(N_QUBITS, [thetas[i] for i in range(N_PARAMS)])
+        for result in (K.real(K.sum(c.state())), K.sum(c.probability()[:3]), K.real(c.amplitude(3)),
+                       c.expectation_ps(x=[1])):
+            (grad,) = torch.autograd.grad(result, thetas)
+            assert grad.shape == (N_PARAMS,) and bool(torch.isfinite(grad).all())
+
+
+def test_vmap_over_a_function_that_builds_and_evaluates_a_circuit():
+    thetas = np.random.default_rng(1).uniform(-np.pi, np.pi, (5, N_PARAMS))
+    with tq.use_backend("pytorch") as K:
+        batched = K.vmap(lambda t: energy([t[i] for i in range(N_PARAMS)]))
+        values = K.to_numpy(batched(K.asarray(thetas)))
+        per_row_grads = K.vmap(K.grad(lambda t: energy([t[i] for i in range(N_PARAMS)])))(K.asarray(thetas))
+    with tq.use_backend("numpy"):
+        expected = [float(energy(row)) for row in thetas]
+        expected_grad = parameter_shift_gradient(energy, thetas[2])
+    np.testing.assert_allclose(values, expected, atol=1e-12)
+    np.testing.assert_allclose(K.to_numpy(per_row_grads)[2], expected_grad, atol=1e-10)
+
+
+def test_sampling_follows_the_probabilities():
+    c = tq.Circuit(3).h(0).ry(1, 0.7).cx(0, 2).rx(2, 0.4)
+    K = tq.get_backend("numpy")
+    probabilities = K.to_numpy(c.probability())
+    counts = c.sample(20000, seed=3)
+    observed = np.array([counts.get(format(i, "03b"), 0) for i in range(8)])
+    expected = 20000 * probabilities
+    mask = expected > 0
+    statistic = float((((observed - expected) ** 2)[mask] / expected[mask]).sum())
+    assert statistic < 30.0  # chi-square, 7 degrees of freedom: p < 2e-5 beyond 30
+    assert observed[~mask].sum() == 0
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "cupynumeric-logic"])
+def test_same_seed_same_samples_and_formats(backend_name):
+    with tq.use_backend(make_backend(backend_name)) as K:
+        c = tq.Circuit(3).h(0).h(1).cx(1, 2)
+        first = c.sample(50, seed=11, format="bitstrings")
+        assert first == c.sample(50, seed=11, format="bitstrings")
+        assert len(first) == 50 and all(len(b) == 3 and b[2] == b[1] for b in first)
+        indices = c.sample(50, seed=11, format="indices")
+        assert K.is_array(indices)
+        assert [format(int(i), "03b") for i in K.to_numpy(indices)] == first
+        counts = c.sample(50, seed=11)
+        assert sum(counts.values()) == 50
+
+
+def test_one_structure_one_path_search_for_a_hundred_parameter_sets():
+    tq.clear_plan_cache()
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        energy(rng.uniform(-np.pi, np.pi, N_PARAMS))
+    info = tq.plan_cache_info()
+    # energy() asks three differently placed expectations: three structures, three searches
+    assert info.path_searches == 3 and info.misses == 3 and info.hits == 297
+
+
+def test_plan_cache_can_be_bounded_and_turned_off():
+    tq.clear_plan_cache()
+    try:
+        tq.set_plan_cache(enabled=False)
+        c = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2)
+        c.state()
+        c.state()
+        assert tq.plan_cache_info().path_searches == 2 and tq.plan_cache_info().size == 0
+        tq.set_plan_cache(maxsize=1, enabled=True)
+        c.state()
+        c.probability()
+        c.expectation_ps(z=[0])
+        assert tq.plan_cache_info().size == 1
+    finally:
+        tq.set_plan_cache(maxsize=256, enabled=True)
+
+
+def brickwork(n, depth, seed=0):
+    rng = np.random.default_rng(seed)
+    c = tq.Circuit(n)
+    for layer in range(depth):
+        for q in range(n):
+            c.ry(q, rng.uniform(0, np.pi))
+        for q in range(layer % 2, n - 1, 2):
+            c.cz(q, q + 1)
+    return c
+
+
+def test_fifty_qubit_amplitude_and_local_expectation_use_no_dense_state():
+    c = brickwork(50, 10)
+    K = tq.get_backend("numpy")
+    amplitude = complex(c.amplitude("0" * 50))
+    z_middle = float(c.expectation_ps(z=[25]))
+    assert 0 < abs(amplitude) < 1 and -1 <= z_middle <= 1
+    # the light cone of qubit 25 after depth 10 spans qubits 15..35: a 21-qubit reference
+    with pytest.raises(MemoryError):
+        c.state()
+    small = brickwork(12, 4, seed=3)
+    reference = reference_state(12, [(op.gate, op.qubits, op.params) for op in small.operations])
+    z = np.diag([1, -1])
+    from reference import reference_expectation
+
+    np.testing.assert_allclose(float(small.expectation_ps(z=[6])),
+                               reference_expectation(reference, [(z, (6,))], 12).real, atol=1e-12)
+    assert K.shape(c.amplitude(0)) == ()
+
+
+def test_memory_is_checked_before_allocating():
+    with pytest.raises(MemoryError, match="16 TiB"):
+        tq.Circuit(40).h(0).state()
+    with pytest.raises(MemoryError, match="matrix"):
+        tq.Circuit(20).matrix()
+    with pytest.raises(MemoryError):
+        tq.Circuit(40).sample(10)
+
+
+@pytest.mark.parametrize(
+    "build, error, words",
+    [
+        (lambda c: c.h(3), ValueError, "out of range"),
+        (lambda c: c.h(-1), ValueError, "out of range"),
+        (lambda c: c.cx(1, 1), ValueError, "repeat"),
+        (lambda c: c.h(1.5), TypeError, "must be an int"),
+        (lambda c: c.rx(0, float("nan")), ValueError, "not finite"),
+        (lambda c: c.rx(0, theta=float("inf")), ValueError, "not finite"),
+        (lambda c: c.rx(0, 1j), TypeError, "must be real"),
+        (lambda c: c.rx(0, "0.3"), TypeError, "real number"),
+        (lambda c: c.unitary(0, matrix=np.ones((2, 2))), ValueError, "not unitary"),
+        (lambda c: c.unitary(0, 1, matrix=np.eye(2)), ValueError, "shape"),
+        (lambda c: c.unitary(0, matrix=np.eye(2, dtype=bool)), TypeError, "not numeric"),
+        (lambda c: c.unitary(0, matrix=np.array([["1", "0"], ["0", "1"]])), TypeError, "not numeric"),
+        (lambda c: c.unitary(0), TypeError, "exactly once"),
+        (lambda c: c.amplitude("01"), ValueError, "exactly 3"),
+        (lambda c: c.amplitude("0a1"), ValueError, "0 or 1"),
+        (lambda c: c.amplitude(8), ValueError, "out of range"),
+        (lambda c: c.sample(0), ValueError, "shots"),
+        (lambda c: c.sample(10, format="histogram"), ValueError, "format"),
+        (lambda c: c.expectation((np.array([[0, 1], [0, 0]]), [0])), ValueError, "Hermitian"),
+        (lambda c: c.expectation((np.eye(4), [0])), ValueError, "shape"),
+        (lambda c: c.expectation((np.eye(2), [0]), (np.eye(2), [0])), ValueError, "overlap"),
+        (lambda c: c.expectation_ps(), ValueError, "at least one"),
+    ],
+)
+def test_bad_input_is_rejected_early_with_a_clear_message(build, error, words):
+    c = tq.Circuit(3)
+    with pytest.raises(error, match=words):
+        build(c)
+    assert len(c.operations) == 0
+
+
+def test_bad_circuit_arguments():
+    with pytest.raises(ValueError, match="positive"):
+        tq.Circuit(0)
+    with pytest.raises(ValueError, match="shape"):
+        tq.Circuit(2, inputs=np.ones(3))
+    with pytest.raises(ValueError, match="normalised"):
+        tq.Circuit(1, inputs=[1.0, 1.0])
+    with pytest.raises(ValueError, match="unknown contractor"):
+        tq.set_contractor("fastest")
+
+
+def test_tensor_angles_are_checked_for_shape_and_dtype():
+    with tq.use_backend("pytorch") as K:
+        with pytest.raises(ValueError, match="scalar"):
+            tq.Circuit(1).rx(0, K.asarray([0.1, 0.2]))
+        with pytest.raises(TypeError, match="real floating"):
+            tq.Circuit(1).rx(0, K.asarray([1j]))
+
+
+def test_chaining_copy_inverse_and_draw():
+    c = tq.Circuit(3).h(0).cx(0, 1).rx(2, theta=0.3).ccx(0, 1, 2).cnot(2, 0).toffoli(0, 1, 2)
+    assert len(c.operations) == 6
+    duplicate = c.copy().x(1)
+    assert len(c.operations) == 6 and len(duplicate.operations) == 7
+    K = tq.get_backend("numpy")
+    identity = K.to_numpy(c.copy().unitary(0, 1, 2, matrix=K.to_numpy(c.inverse().matrix())).matrix())
+    np.testing.assert_allclose(identity, np.eye(8), atol=1e-12)
+    drawing = c.draw()
+    assert drawing.splitlines()[0].startswith("q0:") and "RX(0.3)" in drawing and "●" in drawing
+    assert len(drawing.splitlines()) == 3
+
+
+def test_results_are_arrays_of_the_active_backend():
+    c = tq.Circuit(2).h(0).cx(0, 1)
+    with tq.use_backend("pytorch") as K:
+        for result in (c.state(), c.probability(), c.amplitude(0), c.expectation_ps(z=[0]), c.matrix()):
+            assert K.is_array(result)
+    with tq.use_backend("numpy") as K:
+        assert isinstance(c.state(), np.ndarray)
+
+
+def test_cotengra_missing_gives_the_install_command(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "cotengra", None)
+    with pytest.raises(ImportError, match="pip install 'tyxonq\\[contract\\]'"):
+        tq.set_contractor("cotengra")
+
+
+def test_custom_path_finder_and_memory_limit():
+    calls = []
+
+    def finder(inputs, output, size_dict, memory_limit):
+        calls.append(memory_limit)
+        import opt_einsum
+
+        return opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)
+
+    tq.clear_plan_cache()
+    with tq.use_contractor(finder, memory_limit=2 ** 10):
+        c = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2)
+        state = tq.get_backend("numpy").to_numpy(c.state())
+    assert calls == [2 ** 10]
+    np.testing.assert_allclose(np.abs(state[[0, 7]]), [2 ** -0.5] * 2)
