@@ -270,3 +270,18 @@ def test_custom_path_finder_and_memory_limit():
         state = tq.get_backend("numpy").to_numpy(c.state())
     assert calls == [2 ** 10]
     np.testing.assert_allclose(np.abs(state[[0, 7]]), [2 ** -0.5] * 2)
+
+
+def test_a_hundred_angle_sets_of_one_structure_search_one_path():
+    tq.clear_plan_cache()
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        c = tq.Circuit(4)
+        for q in range(4):
+            c.ry(q, rng.uniform(-np.pi, np.pi))
+        for q in range(3):
+            c.cx(q, q + 1)
+        c.rzz(0, 3, rng.uniform(-np.pi, np.pi))
+        c.state()
+    info = tq.plan_cache_info()
+    assert (info.path_searches, info.misses, info.hits) == (1, 1, 99)

@@ -41,13 +41,7 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     (36.0, 36.0, 24.0)
     """
     normalize_argnums(argnums)
-
-    @functools.wraps(fn)
-    def transformed(*args: Any, **kwargs: Any) -> Any:
-        active = backend if backend is not None else get_backend()
-        return active.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
-
-    return transformed
+    return _on_call_time_backend("value_and_grad", fn, backend, argnums, has_aux)
 
 
 def grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False,
@@ -61,13 +55,7 @@ def grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False,
     12.0
     """
     normalize_argnums(argnums)
-
-    @functools.wraps(fn)
-    def transformed(*args: Any, **kwargs: Any) -> Any:
-        active = backend if backend is not None else get_backend()
-        return active.grad(fn, argnums, has_aux)(*args, **kwargs)
-
-    return transformed
+    return _on_call_time_backend("grad", fn, backend, argnums, has_aux)
 
 
 def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
@@ -81,10 +69,16 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     >>> tq.vmap(lambda x: K.sum(x), backend=K)(K.ones((3, 2), dtype="float64")).tolist()
     [2.0, 2.0, 2.0]
     """
+    return _on_call_time_backend("vmap", fn, backend, in_axes, out_axes)
+
+
+def _on_call_time_backend(transform: str, fn: Callable[..., Any], backend: Any,
+                          *options: Any) -> Callable[..., Any]:
+    """``backend.<transform>(fn, *options)``, the backend being the active one at each call."""
 
     @functools.wraps(fn)
     def transformed(*args: Any, **kwargs: Any) -> Any:
         active = backend if backend is not None else get_backend()
-        return active.vmap(fn, in_axes, out_axes)(*args, **kwargs)
+        return getattr(active, transform)(fn, *options)(*args, **kwargs)
 
     return transformed

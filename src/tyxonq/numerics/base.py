@@ -55,6 +55,15 @@ class BackendBase:
         inferred = python_dtype_name(obj, self.precision)
         return None if inferred is None else self._library_dtype(inferred)
 
+    def _arange_arguments(self, start: float, stop: float | None, step: float,
+                          dtype: Any) -> tuple[float, float, float, Any]:
+        """NumPy's ``arange(stop)`` / ``arange(start, stop, step)`` forms, with the dtype rule."""
+        bounds = [v for v in (start, stop, step) if v is not None]
+        dtype = self._creation_dtype(bounds, dtype)
+        if stop is None:
+            start, stop = 0, start
+        return start, stop, step, dtype
+
     def is_complex(self, x: Any) -> bool:
         """Whether ``x`` has a complex dtype."""
         return self._dtype_name(self.dtype_of(x)).startswith("complex")

@@ -227,10 +227,7 @@ class PyTorchBackend(BackendBase):
 
     def arange(self, start: float, stop: float | None = None, step: float = 1,
                dtype: Any = None) -> Any:
-        bounds = [v for v in (start, stop, step) if v is not None]
-        dtype = self._creation_dtype(bounds, dtype)
-        if stop is None:
-            start, stop = 0, start
+        start, stop, step, dtype = self._arange_arguments(start, stop, step, dtype)
         return self.torch.arange(start, stop, step, dtype=dtype, device=self.device)
 
     def linspace(self, start: float, stop: float, num: int = 50, endpoint: bool = True,
