@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import numerics
+from .operators import PauliSum, hamiltonians
 from .circuit import (
     Circuit,
     clear_plan_cache,
@@ -37,6 +38,8 @@ __version__ = "0.1.0"
 __all__ = [
     "numerics",
     "Circuit",
+    "PauliSum",
+    "hamiltonians",
     "set_contractor",
     "get_contractor",
     "use_contractor",

@@ -174,8 +174,11 @@ class Circuit(GateMethods):
         K = get_backend()
         return K.real(K.conj(state) * state)
 
-    def expectation(self, *operators: tuple[Any, Sequence[int] | int], hermitian: bool = True) -> Any:
+    def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
         """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
+
+        A single operator object with an ``expectation(circuit, ...)`` method, such as a
+        :class:`~tyxonq.PauliSum`, is evaluated by it (``options`` such as ``method=`` go to it).
 
         Only gates in the backward light cone of the measured qubits are contracted. The result is
         real; a non-Hermitian matrix raises unless ``hermitian=False``, which returns the complex
@@ -190,6 +193,11 @@ class Circuit(GateMethods):
         """
         if not operators:
             raise ValueError("expectation needs at least one (matrix, qubits) operator")
+        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
+            # an operator object (e.g. a PauliSum) knows how to evaluate itself on a circuit
+            return operators[0].expectation(self, hermitian=hermitian, **options)
+        if options:
+            raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
         matrices, groups = [], []
         used: set[int] = set()

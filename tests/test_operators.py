@@ -1,0 +1,193 @@
+"""PauliSum, the Hamiltonian builders and Hamiltonian expectations against dense matrices."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import BACKEND_IDS, make_backend
+from reference import reference_state
+
+import tyxonq as tq
+from tyxonq import PauliSum, hamiltonians
+
+PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
+         "Z": np.diag([1.0, -1.0])}
+
+
+def dense(h: PauliSum) -> np.ndarray:
+    """Independent dense matrix: sum of Kronecker products, qubit 0 leftmost."""
+    total = np.zeros((2 ** h.n_qubits,) * 2, dtype=complex)
+    for coefficient, string in h:
+        total += coefficient * functools.reduce(np.kron, [PAULI[p] for p in string])
+    return total
+
+
+@st.composite
+def pauli_sums(draw, n=None, complex_coefficients=False):
+    n = n or draw(st.integers(1, 4))
+    count = draw(st.integers(1, 5))
+    terms = []
+    for _ in range(count):
+        string = "".join(draw(st.sampled_from("IXYZ")) for _ in range(n))
+        real = draw(st.floats(-2, 2))
+        imag = draw(st.floats(-2, 2)) if complex_coefficients else 0.0
+        terms.append((complex(real, imag) if complex_coefficients else real, string))
+    return PauliSum(terms, n)
+
+
+def test_three_ways_to_build_the_same_operator():
+    a = PauliSum([(1.0, "ZZI"), (0.5, "XII"), (-2e-1, "IYZ")])
+    b = PauliSum.from_dict({"ZZI": 1.0, "XII": 0.5, "IYZ": -0.2})
+    c = PauliSum.from_string("1.0*Z0 Z1 + 0.5*X0 - 2e-1*Y1 Z2", n_qubits=3)
+    assert a == b == c
+    assert PauliSum.from_string("Z0 - X1", n_qubits=2).terms == {"ZI": 1.0, "IX": -1.0}
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_algebra_matches_dense_matrices(data):
+    n = data.draw(st.integers(1, 3))
+    a = data.draw(pauli_sums(n, complex_coefficients=True))
+    b = data.draw(pauli_sums(n, complex_coefficients=True))
+    scalar = data.draw(st.floats(-3, 3))
+    np.testing.assert_allclose(dense(a + b), dense(a) + dense(b), atol=1e-12)
+    np.testing.assert_allclose(dense(a - b), dense(a) - dense(b), atol=1e-12)
+    np.testing.assert_allclose(dense(scalar * a), scalar * dense(a), atol=1e-12)
+    np.testing.assert_allclose(dense(a * scalar), scalar * dense(a), atol=1e-12)
+    np.testing.assert_allclose(dense(-a), -dense(a), atol=1e-12)
+    np.testing.assert_allclose(dense(a @ b), dense(a) @ dense(b), atol=1e-10)
+    np.testing.assert_allclose(a.to_sparse().toarray(), dense(a), atol=1e-12)
+
+
+def test_simplify_drops_cancelled_terms():
+    h = PauliSum([(1.0, "XZ"), (-1.0, "XZ"), (0.5, "ZZ")])
+    assert h.simplify().terms == {"ZZ": 0.5}
+    assert (PauliSum([(1.0, "X")]) @ PauliSum([(1.0, "X")])).terms == {"I": 1.0}
+
+
+def test_ground_energy_matches_dense_diagonalisation():
+    for h in (hamiltonians.tfim(8, h=0.7), hamiltonians.heisenberg(7, jz=0.5, periodic=True)):
+        expected = np.linalg.eigvalsh(dense(h))[0]
+        assert h.ground_energy() == pytest.approx(expected, abs=1e-9)
+
+
+def test_builders_have_the_documented_terms():
+    assert hamiltonians.tfim(3, j=2.0, h=0.5).terms == {"ZZI": -2.0, "IZZ": -2.0, "XII": -0.5,
+                                                         "IXI": -0.5, "IIX": -0.5}
+    assert len(hamiltonians.tfim(4, periodic=True)) == 8
+    assert hamiltonians.heisenberg(2, jx=1, jy=2, jz=3).terms == {"XX": 1.0, "YY": 2.0, "ZZ": 3.0}
+
+
+def test_maxcut_minimum_is_the_maximum_cut():
+    nx = pytest.importorskip("networkx")
+    graph = nx.random_regular_graph(3, 8, seed=1)
+    for a, b in graph.edges:
+        graph.edges[a, b]["weight"] = 1.0 + 0.1 * a
+    h = hamiltonians.maxcut(graph)
+    total = sum(graph.edges[e]["weight"] for e in graph.edges)
+    best = max(sum(graph.edges[a, b]["weight"] for a, b in graph.edges if (z >> a & 1) != (z >> b & 1))
+               for z in range(2 ** 8))
+    assert total / 2 - h.ground_energy() == pytest.approx(best)
+    with pytest.raises(ValueError, match="relabel"):
+        hamiltonians.maxcut(nx.relabel_nodes(graph, {0: "a"}))
+
+
+@pytest.mark.parametrize(
+    "build, error, words",
+    [
+        (lambda: PauliSum([(1.0, "XA")]), ValueError, "I, X, Y, Z"),
+        (lambda: PauliSum([(1.0, "XZ"), (1.0, "X")]), ValueError, "expected 2"),
+        (lambda: PauliSum([("1", "X")]), TypeError, "number"),
+        (lambda: PauliSum([(float("nan"), "X")]), ValueError, "finite"),
+        (lambda: PauliSum([]), ValueError, "n_qubits"),
+        (lambda: PauliSum.from_string("1.0*Z5", n_qubits=2), ValueError, "qubit 5"),
+        (lambda: PauliSum.from_string("Z0 Z0", n_qubits=2), ValueError, "twice"),
+        (lambda: PauliSum.from_string("abc*Z0", n_qubits=2), ValueError, "coefficient"),
+        (lambda: PauliSum([(1.0, "X")]) + PauliSum([(1.0, "XX")]), ValueError, "combine"),
+        (lambda: PauliSum([(1.0, "X")]) * PauliSum([(1.0, "X")]), TypeError, "@"),
+        (lambda: PauliSum([(1j, "X")]).ground_energy(), ValueError, "Hermitian"),
+    ],
+)
+def test_bad_operators_are_rejected(build, error, words):
+    with pytest.raises(error, match=words):
+        build()
+
+
+def random_circuit(n: int, rng: np.random.Generator) -> tuple[tq.Circuit, list[tuple]]:
+    operations = []
+    for _ in range(2):
+        operations += [("ry", (q,), (rng.uniform(-3, 3),)) for q in range(n)]
+        operations += [("rz", (q,), (rng.uniform(-3, 3),)) for q in range(n)]
+        operations += [("cx", (q, q + 1), ()) for q in range(n - 1)]
+    circuit = tq.Circuit(n)
+    for gate, qubits, params in operations:
+        getattr(circuit, gate)(*qubits, *params)
+    return circuit, operations
+
+
+@pytest.mark.parametrize("method", ["state", "lightcone"])
+@pytest.mark.parametrize("precision", ["complex128", "complex64"])
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@settings(max_examples=6, deadline=None)
+@given(data=st.data())
+def test_hamiltonian_expectation_matches_the_dense_reference(backend_name, precision, method, data):
+    n = data.draw(st.integers(1, 5))
+    h = data.draw(pauli_sums(n))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    with tq.use_backend(make_backend(backend_name, dtype=precision)) as K:
+        circuit, operations = random_circuit(n, rng)
+        state = reference_state(n, operations)
+        expected = np.vdot(state, dense(h) @ state).real
+        tol = 1e-5 if precision == "complex64" else 1e-10
+        got = circuit.expectation(h, method=method)
+        assert K.shape(got) == ()
+        np.testing.assert_allclose(K.to_numpy(got), expected, atol=tol * max(1, len(h)))
+
+
+def test_non_hermitian_sums_need_hermitian_false():
+    h = PauliSum([(1j, "XY"), (2.0, "ZI")])
+    circuit, operations = random_circuit(2, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="hermitian=False"):
+        circuit.expectation(h)
+    state = reference_state(2, operations)
+    K = tq.get_backend("numpy")
+    np.testing.assert_allclose(K.to_numpy(circuit.expectation(h, hermitian=False)),
+                               np.vdot(state, dense(h) @ state), atol=1e-12)
+    with pytest.raises(ValueError, match="qubits"):
+        tq.Circuit(3).expectation(h)
+    with pytest.raises(ValueError, match="method"):
+        circuit.expectation(hamiltonians.tfim(2), method="fastest")
+
+
+def test_energy_gradients_flow_through_both_methods():
+    torch = pytest.importorskip("torch")
+    h = hamiltonians.heisenberg(4, jz=0.5)
+    thetas = np.random.default_rng(3).uniform(-3, 3, 8)
+
+    def energy(t, method):
+        c = tq.Circuit(4)
+        for q in range(4):
+            c.ry(q, t[q])
+        for q in range(3):
+            c.cx(q, q + 1)
+        for q in range(4):
+            c.rx(q, t[4 + q])
+        return c.expectation(h, method=method)
+
+    with tq.use_backend("pytorch") as K:
+        grads = [K.grad(lambda t, m=m: energy([t[i] for i in range(8)], m))(thetas) for m in ("state", "lightcone")]
+    np.testing.assert_allclose(K.to_numpy(grads[0]), K.to_numpy(grads[1]), atol=1e-12)
+    shift = np.zeros(8)
+    with tq.use_backend("numpy"):
+        for i in range(8):
+            plus, minus = thetas.copy(), thetas.copy()
+            plus[i] += np.pi / 2
+            minus[i] -= np.pi / 2
+            shift[i] = (float(energy(plus, "state")) - float(energy(minus, "state"))) / 2
+    np.testing.assert_allclose(K.to_numpy(grads[0]), shift, atol=1e-10)
+    assert torch.is_tensor(grads[0])
