@@ -56,10 +56,9 @@ def tfim_energy(K, n: int, layers: int):
                 index += 2
             for q in range(n - 1):
                 c.cx(q, q + 1)
-        zz = sum(c.expectation_ps(z=[q, q + 1]) for q in range(n - 1))
-        x = sum(c.expectation_ps(x=[q]) for q in range(n))
-        return -zz - x
+        return c.expectation(hamiltonian)  # the state once, every term applied to it
 
+    hamiltonian = tq.hamiltonians.tfim(n)
     return energy
 
 
