@@ -21,14 +21,13 @@ from .circuit import (
     set_plan_cache,
     use_contractor,
 )
+from .gradients import grad, value_and_grad
 from .numerics import (
     ArrayBackend,
     backend_names,
     get_backend,
-    grad,
     set_backend,
     use_backend,
-    value_and_grad,
     vectorize_or_fallback,
     vmap,
 )

@@ -27,6 +27,8 @@ from .operations import (
     validate_unitary_matrix,
 )
 from .plan import get_plan, run_plan
+from .statevector import apply_matrix
+from .tracing import Dual, TracingError
 
 __all__ = ["Circuit"]
 
@@ -106,6 +108,16 @@ class Circuit(GateMethods):
         self._operations.append(Operation(gate, qubits, params))
         return self
 
+    def _with_operations(self, operations: list[Operation]) -> Circuit:
+        """A circuit with the same qubits and inputs and the given operations."""
+        duplicate = Circuit(self._num_qubits)
+        duplicate._inputs = self._inputs
+        duplicate._operations = list(operations)
+        return duplicate
+
+    def _is_traced(self) -> bool:
+        return any(isinstance(p, Dual) for op in self._operations for p in op.params)
+
     def _structure(self) -> tuple:
         return (self._num_qubits, self._inputs is not None,
                 tuple(op.structure for op in self._operations))
@@ -119,6 +131,12 @@ class Circuit(GateMethods):
 
     def _evaluate(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
                   what: str, **binding: Any) -> Any:
+        if self._is_traced():
+            raise TracingError(
+                f"{what} of a circuit with traced angles: exact gradients without autograd "
+                "(method='adjoint' or 'parameter-shift') differentiate expectation values only; "
+                "use the pytorch backend (autograd) or method='finite-difference'"
+            )
         K = get_backend()
         plan = get_plan(request + self._structure(), make_network, K.capabilities.max_ndim,
                         output_shape)
@@ -211,11 +229,47 @@ class Circuit(GateMethods):
             used.update(qubits)
             matrices.append(matrix)
             groups.append(qubits)
+        if self._is_traced():
+            return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
+                                lambda K, state: self._apply_local(K, state, matrices, groups))
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         groups_key = tuple(groups)
         value = self._evaluate(("expectation", groups_key),
                                lambda: expectation_network(n, ops, given, groups_key), (),
                                "expectation()", operators=matrices)
+        return K.real(value) if hermitian else value
+
+    def _apply_local(self, K: Any, state: Any, matrices: list, groups: list) -> Any:
+        for matrix, qubits in zip(matrices, groups):
+            state = apply_matrix(K, state, matrix, qubits, self._num_qubits)
+        return state
+
+    def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any) -> Any:
+        if not hermitian:
+            raise TracingError("exact gradients need a real objective: use hermitian=True")
+        from .differentiation import traced_expectation
+
+        return traced_expectation(self, evaluate, apply_observable)
+
+    def dense_expectation(self, apply_observable: Any, hermitian: bool = True) -> Any:
+        """``<psi|O|psi>`` from the state vector, for ``O`` given by its action on a state.
+
+        ``apply_observable(K, state)`` returns ``O|state>`` through backend operations; this is
+        how a :class:`~tyxonq.PauliSum` applies all its terms to one computed state.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(1).x(0)
+        >>> round(float(c.dense_expectation(lambda K, s: -s)), 12)
+        -1.0
+        """
+        if self._is_traced():
+            return self._traced(hermitian, lambda c: c.dense_expectation(apply_observable),
+                                apply_observable)
+        K = get_backend()
+        state = self.state()
+        value = K.sum(K.conj(state) * apply_observable(K, state))
         return K.real(value) if hermitian else value
 
     def _validated_operator(self, operator: Any, hermitian: bool, K: Any) -> tuple[Any, tuple[int, ...]]:

@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .tracing import Dual
+
 __all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
            "matrix_values"]
 
@@ -61,6 +63,9 @@ def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
     """
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{gate}: {name}={value!r} must be a real number, not a bool")
+    if isinstance(value, Dual):  # a traced parameter (exact gradients without autograd)
+        validate_angle(value.value, gate, name, K)
+        return value
     if isinstance(value, numbers.Number) or isinstance(value, np.ndarray):
         array = np.asarray(value)
         if array.shape != ():

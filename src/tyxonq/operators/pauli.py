@@ -12,6 +12,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ..circuit.tracing import Dual
+
 __all__ = ["PauliSum", "DENSE_QUBITS"]
 
 #: Up to this many qubits, PauliSum.expectation(method="auto") works from the dense state.
@@ -229,7 +231,7 @@ class PauliSum:
         (-3.0, -3.0)
         """
         from ..numerics import get_backend
-        from .state_expectation import pauli_sum_expectation
+        from .state_expectation import apply_pauli_sum
 
         if circuit.num_qubits != self.n_qubits:
             raise ValueError(f"the circuit has {circuit.num_qubits} qubits; this PauliSum acts on "
@@ -241,13 +243,14 @@ class PauliSum:
             raise ValueError(f"method={method!r} must be 'auto', 'state' or 'lightcone'")
         if method == "auto":
             method = "state" if self.n_qubits <= DENSE_QUBITS else "lightcone"
-        K = get_backend()
         if method == "state":
-            value = pauli_sum_expectation(K, circuit.state(), self)
-        else:
-            value = sum(coefficient * self._term_expectation(circuit, string)
-                        for coefficient, string in self)
-        return K.real(value) if hermitian else value
+            return circuit.dense_expectation(lambda K, state: apply_pauli_sum(K, state, self),
+                                             hermitian=hermitian)
+        value = sum(coefficient * self._term_expectation(circuit, string)
+                    for coefficient, string in self)
+        if not hermitian:
+            return value
+        return value.real if isinstance(value, Dual) else get_backend().real(value)
 
     @staticmethod
     def _term_expectation(circuit: Any, string: str) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["pauli_sum_expectation"]
+__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum"]
 
 
 def _axis_view(K: Any, vector: Any, n: int, qubit: int) -> Any:
@@ -67,5 +67,14 @@ def pauli_sum_expectation(K: Any, state: Any, hamiltonian: Any) -> Any:
         else:
             value = K.sum(K.conj(state) * apply_pauli_string(K, state, string))
         term = coefficient * value
+        total = term if total is None else total + term
+    return total
+
+
+def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
+    """``H|state>`` for a PauliSum ``H``."""
+    total = None
+    for coefficient, string in hamiltonian:
+        term = coefficient * apply_pauli_string(K, state, string)
         total = term if total is None else total + term
     return total
