@@ -192,10 +192,7 @@ class ArrayModuleBackend(BackendBase):
 
     def sign(self, x: Any) -> Any:
         x = self.asarray(x)
-        if self.is_complex(x):  # z / |z|, 0 at 0: NumPy 2's definition on every backend
-            magnitude = self.xp.abs(x)
-            return self.xp.where(magnitude == 0, 0, x / self.xp.where(magnitude == 0, 1, magnitude))
-        return self.xp.sign(x)
+        return self._complex_sign(x) if self.is_complex(x) else self.xp.sign(x)
 
     def exp(self, x: Any) -> Any:
         return self.xp.exp(x)

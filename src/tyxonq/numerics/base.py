@@ -85,6 +85,14 @@ class BackendBase:
                 "would drop the imaginary part; take real(x) or abs(x) explicitly first"
             )
 
+    def _complex_sign(self, x: Any) -> Any:
+        """``z / |z|`` (0 at 0), NumPy 2's complex sign, by real divisions: a complex division
+        overflows for subnormal ``z`` (NumPy's own formula does not; ``torch.sgn`` does)."""
+        magnitude = self.abs(x)
+        safe = self.where(magnitude == 0, 1.0, magnitude)
+        unit = self.real(x) / safe + 1j * (self.imag(x) / safe)
+        return self.cast(self.where(magnitude == 0, 0.0, unit), self.dtype_of(x))
+
     # -- dimension limit --------------------------------------------------------------------
     def _check_ndim(self, ndim: int, operation: str) -> None:
         limit = self.capabilities.max_ndim

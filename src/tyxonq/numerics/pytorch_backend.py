@@ -333,7 +333,7 @@ class PyTorchBackend(BackendBase):
 
     def sign(self, x: Any) -> Any:
         x = self._tensor(x)
-        return self.torch.sgn(x) if x.is_complex() else self.torch.sign(x)
+        return self._complex_sign(x) if x.is_complex() else self.torch.sign(x)
 
     def exp(self, x: Any) -> Any:
         return self.torch.exp(self._floating(x))
