@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import numerics
+from . import numerics, optimize, templates
 from .operators import PauliSum, hamiltonians
 from .circuit import (
     Circuit,
@@ -36,6 +36,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "numerics",
+    "optimize",
+    "templates",
     "Circuit",
     "PauliSum",
     "hamiltonians",

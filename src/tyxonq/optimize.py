@@ -1,0 +1,238 @@
+"""Minimising variational objectives: a thin layer over ``torch.optim``, ``scipy.optimize`` and Adam.
+
+``tq.optimize.minimize(objective, x0, method=...)`` differentiates the objective with
+:func:`tyxonq.value_and_grad` (autograd on PyTorch, exact adjoint gradients on NumPy and
+cuPyNumeric), records every iterate and energy, shows a progress bar on long runs (tqdm, when
+installed; ``progress=False`` turns it off) and stops when the energy changes by less than
+``tol`` (or the method's own criterion).
+
+Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; a NumPy Adam/SGD elsewhere), and any
+``scipy.optimize.minimize`` method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``,
+``"Nelder-Mead"`` ...), which receive exact gradients when they use them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .gradients import value_and_grad
+from .numerics import get_backend
+
+__all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS"]
+
+FIRST_ORDER_METHODS = ("adam", "sgd")
+_GRADIENT_FREE = {"cobyla", "cobyqa", "nelder-mead", "powell"}
+
+
+@dataclass
+class OptimizeResult:
+    """Outcome of :func:`minimize`.
+
+    Attributes
+    ----------
+    x : numpy.ndarray
+        Best parameters found.
+    fun : float
+        Objective at ``x``.
+    history_x, history_fun : list
+        Every point the objective was evaluated at, and its value, in order (one per iteration
+        for ``"adam"``/``"sgd"``; scipy methods also record their line-search points).
+    nit : int
+        Iterations performed.
+    converged : bool
+        Whether the stopping tolerance (or the scipy method's criterion) was met.
+    message : str
+        Why the run stopped.
+    """
+
+    x: np.ndarray
+    fun: float
+    history_x: list[np.ndarray] = field(default_factory=list)
+    history_fun: list[float] = field(default_factory=list)
+    nit: int = 0
+    converged: bool = False
+    message: str = ""
+
+
+@contextlib.contextmanager
+def _progress(total: int, enabled: bool, description: str) -> Iterator[Callable[[float], None]]:
+    """A callback advancing a tqdm bar (no-op when disabled or tqdm is missing)."""
+    bar = None
+    if enabled:
+        try:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=total, desc=description, leave=False)
+        except ImportError:
+            bar = None
+
+    def update(energy: float) -> None:
+        if bar is not None:
+            bar.set_postfix(energy=f"{energy:.8f}", refresh=False)
+            bar.update(1)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B", *,
+             maxiter: int = 500, tol: float = 1e-10, learning_rate: float = 0.05,
+             gradient_method: str | None = None, progress: bool | None = None,
+             options: dict[str, Any] | None = None) -> OptimizeResult:
+    """Minimise a real objective of one parameter array.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(params) -> real scalar`` (e.g. an energy of circuits built from ``params``).
+    x0 : array_like
+        Initial parameters.
+    method : str
+        ``"adam"``, ``"sgd"``, or a ``scipy.optimize.minimize`` method name.
+    maxiter : int
+        Iteration budget.
+    tol : float
+        Stop when the objective changes by less than ``tol`` between iterations (first-order
+        methods); passed as ``tol`` to scipy.
+    learning_rate : float
+        Step size of ``"adam"``/``"sgd"``.
+    gradient_method : str, optional
+        Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint).
+    progress : bool, optional
+        Show a tqdm bar; by default only for runs of more than 50 iterations.
+    options : dict, optional
+        Extra options for ``scipy.optimize.minimize``.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> energy = lambda t: tq.Circuit(1).ry(0, t[0]).expectation_ps(z=[0])
+    >>> with tq.use_backend("numpy"):
+    ...     result = tq.optimize.minimize(energy, np.array([0.3]), progress=False)
+    >>> round(result.fun, 8), result.converged
+    (-1.0, True)
+    """
+    if maxiter < 1:
+        raise ValueError(f"maxiter={maxiter!r} must be at least 1")
+    progress = maxiter > 50 if progress is None else progress
+    K = get_backend()
+    x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
+    evaluate = value_and_grad(objective, method=gradient_method)
+    if method.lower() in FIRST_ORDER_METHODS:
+        if K.capabilities.autodiff == "autograd":
+            return _torch_optimizer(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
+                                    progress)
+        return _numpy_first_order(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
+                                  progress)
+    return _scipy(K, objective, evaluate, x0, method, maxiter, tol, progress, options or {})
+
+
+def _record(result: OptimizeResult, x: np.ndarray, energy: float) -> None:
+    result.history_x.append(np.array(x, dtype=np.float64))
+    result.history_fun.append(energy)
+    if energy < result.fun:
+        result.fun, result.x = energy, np.array(x, dtype=np.float64)
+
+
+def _first_order_loop(step: Callable[[], float], current: Callable[[], np.ndarray], maxiter: int,
+                      tol: float, progress: bool, name: str) -> OptimizeResult:
+    result = OptimizeResult(x=current(), fun=math.inf)
+    previous = math.inf
+    with _progress(maxiter, progress, name) as advance:
+        for iteration in range(1, maxiter + 1):
+            x_before = current()
+            energy = step()
+            _record(result, x_before, energy)
+            advance(energy)
+            result.nit = iteration
+            if abs(previous - energy) < tol:
+                result.converged, result.message = True, f"energy changed by less than tol={tol}"
+                break
+            previous = energy
+    if not result.converged:
+        result.message = f"reached maxiter={maxiter}"
+    return result
+
+
+def _numpy_first_order(K: Any, evaluate: Callable, x0: np.ndarray, method: str, maxiter: int,
+                       tol: float, learning_rate: float, progress: bool) -> OptimizeResult:
+    x = x0.copy()
+    first, second = np.zeros_like(x), np.zeros_like(x)
+    beta1, beta2, epsilon = 0.9, 0.999, 1e-8
+    counter = [0]
+
+    def step() -> float:
+        value, gradient = evaluate(K.asarray(x))
+        gradient = np.asarray(K.to_numpy(gradient), dtype=np.float64)
+        counter[0] += 1
+        if method == "sgd":
+            x[:] = x - learning_rate * gradient
+        else:
+            first[:] = beta1 * first + (1 - beta1) * gradient
+            second[:] = beta2 * second + (1 - beta2) * gradient ** 2
+            corrected1 = first / (1 - beta1 ** counter[0])
+            corrected2 = second / (1 - beta2 ** counter[0])
+            x[:] = x - learning_rate * corrected1 / (np.sqrt(corrected2) + epsilon)
+        return float(K.to_numpy(value))
+
+    return _first_order_loop(step, lambda: x.copy(), maxiter, tol, progress, method)
+
+
+def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str, maxiter: int,
+                     tol: float, learning_rate: float, progress: bool) -> OptimizeResult:
+    torch = K.torch
+    params = K.asarray(x0.copy(), K.real_dtype).clone()
+    optimizer_class = torch.optim.Adam if method == "adam" else torch.optim.SGD
+    optimizer = optimizer_class([params], lr=learning_rate)
+
+    def step() -> float:
+        value, gradient = evaluate(params)
+        optimizer.zero_grad()
+        params.grad = K.detach(gradient).clone()
+        optimizer.step()
+        return float(K.to_numpy(value))
+
+    return _first_order_loop(step, lambda: K.to_numpy(params).copy(), maxiter, tol, progress,
+                             method)
+
+
+def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
+           maxiter: int, tol: float, progress: bool, options: dict[str, Any]) -> OptimizeResult:
+    from scipy import optimize
+
+    result = OptimizeResult(x=x0.copy(), fun=math.inf)
+    uses_gradient = method.lower() not in _GRADIENT_FREE
+    with _progress(maxiter, progress, method) as advance:
+
+        def with_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
+            value, gradient = evaluate(K.asarray(x, K.real_dtype))
+            energy = float(K.to_numpy(value))
+            _record(result, x, energy)
+            return energy, np.asarray(K.to_numpy(gradient), dtype=np.float64)
+
+        def value_only(x: np.ndarray) -> float:
+            energy = float(K.to_numpy(objective(K.asarray(x, K.real_dtype))))
+            _record(result, x, energy)
+            return energy
+
+        def callback(*args: Any) -> None:
+            advance(result.history_fun[-1] if result.history_fun else math.nan)
+            result.nit += 1
+
+        outcome = optimize.minimize(
+            with_gradient if uses_gradient else value_only, x0, method=method,
+            jac=True if uses_gradient else None, tol=tol, callback=callback,
+            options={"maxiter": maxiter, **options},
+        )
+    result.converged = bool(outcome.success)
+    result.message = str(outcome.message)
+    result.x, result.fun = np.asarray(outcome.x, dtype=np.float64), float(outcome.fun)
+    return result

@@ -1,0 +1,82 @@
+"""Common variational circuits, built from the public Circuit API.
+
+Examples
+--------
+>>> import numpy as np, tyxonq as tq
+>>> c = tq.templates.hardware_efficient(3, np.zeros(tq.templates.hardware_efficient_size(3, 2)), 2)
+>>> len(c.operations)
+13
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .circuit import Circuit
+
+__all__ = ["hardware_efficient", "hardware_efficient_size", "qaoa", "brickwork"]
+
+
+def hardware_efficient_size(n: int, layers: int, rotations: Sequence[str] = ("ry",)) -> int:
+    """Number of parameters of :func:`hardware_efficient`."""
+    return n * len(rotations) * (layers + 1)
+
+
+def hardware_efficient(n: int, params: Any, layers: int, rotations: Sequence[str] = ("ry",),
+                       entangler: str = "cx") -> Circuit:
+    """Rotations on every qubit, then ``layers`` times: an entangler ladder and rotations.
+
+    ``params`` has :func:`hardware_efficient_size` entries (any array the active backend, or
+    tracing, accepts); they are used in order, qubit by qubit, rotation by rotation.
+    """
+    expected = hardware_efficient_size(n, layers, rotations)
+    if len(params) != expected:
+        raise ValueError(f"hardware_efficient({n}, layers={layers}, rotations={tuple(rotations)}) "
+                         f"needs {expected} parameters; got {len(params)}")
+    circuit = Circuit(n)
+    index = 0
+
+    def rotate() -> None:
+        nonlocal index
+        for q in range(n):
+            for rotation in rotations:
+                getattr(circuit, rotation)(q, params[index])
+                index += 1
+
+    rotate()
+    for _ in range(layers):
+        for q in range(n - 1):
+            getattr(circuit, entangler)(q, q + 1)
+        rotate()
+    return circuit
+
+
+def qaoa(graph: Any, gammas: Sequence[Any], betas: Sequence[Any]) -> Circuit:
+    """QAOA for MaxCut on a networkx graph: ``|+>`` states, then per layer ``RZZ(γ·w_ij)`` on every
+    edge and ``RX(2β)`` on every qubit (edge attribute ``weight``, default 1)."""
+    if len(gammas) != len(betas):
+        raise ValueError(f"gammas and betas need the same length; got {len(gammas)} and {len(betas)}")
+    n = graph.number_of_nodes()
+    circuit = Circuit(n)
+    for q in range(n):
+        circuit.h(q)
+    for gamma, beta in zip(gammas, betas):
+        for a, b in graph.edges:
+            circuit.rzz(a, b, gamma * graph.edges[a, b].get("weight", 1.0))
+        for q in range(n):
+            circuit.rx(q, 2 * beta)
+    return circuit
+
+
+def brickwork(n: int, params: Any, depth: int) -> Circuit:
+    """``depth`` layers of RY on every qubit followed by CZ on alternating neighbour pairs;
+    ``params`` has ``n * depth`` entries."""
+    if len(params) != n * depth:
+        raise ValueError(f"brickwork({n}, depth={depth}) needs {n * depth} parameters; got {len(params)}")
+    circuit = Circuit(n)
+    for layer in range(depth):
+        for q in range(n):
+            circuit.ry(q, params[layer * n + q])
+        for q in range(layer % 2, n - 1, 2):
+            circuit.cz(q, q + 1)
+    return circuit

@@ -1,0 +1,91 @@
+"""Optimisers, templates, batched circuit objectives and the example runner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import make_backend
+
+import tyxonq as tq
+
+pytest.importorskip("torch")
+
+
+def tfim_energy(sites=3, layers=2):
+    hamiltonian = tq.hamiltonians.tfim(sites)
+
+    def energy(params):
+        return tq.templates.hardware_efficient(sites, params, layers).expectation(hamiltonian)
+
+    return hamiltonian, energy, tq.templates.hardware_efficient_size(sites, layers)
+
+
+@pytest.mark.parametrize("backend_name, method", [
+    ("numpy", "L-BFGS-B"), ("pytorch", "L-BFGS-B"), ("numpy", "BFGS"), ("numpy", "adam"),
+    ("pytorch", "adam"), ("numpy", "COBYLA"), ("cupynumeric-logic", "L-BFGS-B"),
+])
+def test_minimize_reaches_the_ground_energy(backend_name, method):
+    hamiltonian, energy, size = tfim_energy()
+    exact = hamiltonian.ground_energy()
+    x0 = np.random.default_rng(0).uniform(-0.2, 0.2, size)
+    with tq.use_backend(make_backend(backend_name)):
+        iterations = 3000 if method == "COBYLA" else 600
+        result = tq.optimize.minimize(energy, x0, method=method, maxiter=iterations,
+                                      learning_rate=0.05, tol=1e-12, progress=False)
+    assert abs(result.fun - exact) / abs(exact) < (1e-3 if method in ("adam", "COBYLA") else 1e-6)
+    assert len(result.history_fun) == len(result.history_x) >= result.nit > 0
+    assert result.fun == pytest.approx(min(result.history_fun), abs=1e-9)
+    assert isinstance(result.x, np.ndarray) and result.x.shape == (size,)
+
+
+def test_first_order_methods_stop_on_the_tolerance():
+    _, energy, size = tfim_energy(2, 1)
+    with tq.use_backend("numpy"):
+        result = tq.optimize.minimize(energy, np.zeros(size) + 0.1, method="sgd", maxiter=5000,
+                                      learning_rate=0.1, tol=1e-6, progress=False)
+    assert result.converged and result.nit < 5000 and "tol" in result.message
+
+
+def test_progress_bar_can_be_switched_off(capsys):
+    _, energy, size = tfim_energy(2, 1)
+    with tq.use_backend("numpy"):
+        tq.optimize.minimize(energy, np.zeros(size) + 0.1, method="adam", maxiter=60, progress=False)
+    assert "adam" not in capsys.readouterr().err
+
+
+def test_batched_circuit_objectives_equal_a_loop():
+    _, energy, size = tfim_energy()
+    params = np.random.default_rng(1).uniform(-np.pi, np.pi, (5, size))
+    with tq.use_backend("pytorch") as T:
+        values, grads = tq.vectorize_or_fallback(tq.value_and_grad(energy), policy="force")(T.asarray(params))
+    with tq.use_backend("numpy"):
+        loop = [tq.value_and_grad(energy)(row) for row in params]
+        looped = tq.vectorize_or_fallback(tq.value_and_grad(energy))(params)
+    np.testing.assert_allclose(values.numpy(), [float(v) for v, _ in loop], atol=1e-12)
+    np.testing.assert_allclose(grads.numpy(), np.stack([g for _, g in loop]), atol=1e-10)
+    np.testing.assert_allclose(looped[1], grads.numpy(), atol=1e-10)
+
+
+def test_templates_check_their_parameter_counts():
+    with pytest.raises(ValueError, match="needs 6 parameters"):
+        tq.templates.hardware_efficient(3, np.zeros(5), 1)
+    with pytest.raises(ValueError, match="same length"):
+        nx = pytest.importorskip("networkx")
+        tq.templates.qaoa(nx.cycle_graph(3), [0.1], [0.1, 0.2])
+
+
+def test_example_runner_lists_and_runs():
+    listing = subprocess.run([sys.executable, "-m", "tyxonq.examples", "list"], capture_output=True,
+                             text=True, timeout=120)
+    assert listing.returncode == 0 and "vqe_tfim" in listing.stdout
+    run = subprocess.run([sys.executable, "-m", "tyxonq.examples", "run", "gradient_methods", "--quick"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "parameter-shift" in run.stdout
+    unknown = subprocess.run([sys.executable, "-m", "tyxonq.examples", "run", "nope"],
+                             capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 2 and "vqe_tfim" in unknown.stderr
