@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s lint``.
+"""Developer sessions: ``nox -s tests``, ``nox -s docs``, ``nox -s lint``.
 
 torch is pinned to 2.13.0 on purpose: on these machines that version is a local CPU wheel, while a
 bare ``torch`` requirement resolves to a ~3 GB CUDA build.
@@ -26,3 +26,12 @@ def lint(session: nox.Session) -> None:
     """ruff over the package, tests and examples."""
     session.install("ruff")
     session.run("ruff", "check", "src", "tests", "examples-ng", "noxfile.py")
+
+
+@nox.session(python=False)
+def docs(session: nox.Session) -> None:
+    """User guide (Markdown) and API reference (pdoc, from docstrings); warnings fail the build."""
+    session.run("python3", "-m", "venv", "--clear", ".nox/docs-venv", external=True)
+    session.run(".nox/docs-venv/bin/pip", "install", "-q", TORCH, "-e", ".[torch,docs]",
+                external=True)
+    session.run(".nox/docs-venv/bin/python", "docs-ng/build.py", *session.posargs, external=True)

@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import numerics, optimize, templates
+from . import circuit, gradients, numerics, operators, optimize, templates
 from .operators import PauliSum, hamiltonians
 from .circuit import (
     Circuit,
@@ -36,6 +36,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "numerics",
+    "circuit",
+    "operators",
+    "gradients",
     "optimize",
     "templates",
     "Circuit",

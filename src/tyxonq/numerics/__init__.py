@@ -1,7 +1,9 @@
 """tyxonq's numerics core: one :class:`ArrayBackend` protocol, three backends, and transforms.
 
 This package knows nothing of circuits. The backends' array libraries are imported only when a
-backend is constructed, so ``import tyxonq`` needs only NumPy and opt_einsum.
+backend is constructed, so ``import tyxonq`` needs only NumPy and opt_einsum:
+``tyxonq.numerics.PyTorchBackend`` and ``tyxonq.numerics.CuPyNumericBackend`` are resolved on
+first access (their modules are ``pytorch_backend`` and ``cupynumeric_backend``).
 """
 
 from __future__ import annotations
@@ -32,8 +34,6 @@ __all__ = [
     "ArrayModuleBackend",
     "BackendCapabilities",
     "NumpyBackend",
-    "PyTorchBackend",
-    "CuPyNumericBackend",
     "BACKEND_NAMES",
     "backend_names",
     "make_backend",
