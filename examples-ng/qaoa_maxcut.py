@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     sampled_cut = max(cut_value(graph, bits) for bits in counts)
     likely = max(counts, key=counts.get)
 
-    print(f"QAOA MaxCut, random 3-regular graph: {nodes} nodes, {graph.number_of_edges()} edges, p = {layers}")
+    print(f"QAOA MaxCut, random 3-regular graph: {nodes} nodes, {graph.number_of_edges()} edges, "
+          f"p = {layers}")
     print(f"  backend               {K.name}; {len(starts)} starts, {elapsed:.2f} s")
     print(f"  maximum cut           {best_cut:.4f} (brute force over {2 ** nodes} assignments)")
     print(f"  QAOA expected cut     {expected_cut:.4f}")

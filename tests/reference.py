@@ -46,9 +46,9 @@ PARAMETRISED = {
     "ry": (1, 1, lambda t: rotation(Y, t)),
     "rz": (1, 1, lambda t: rotation(Z, t)),
     "phase": (1, 1, lambda t: np.diag([1, np.exp(1j * t)])),
-    "u": (1, 3, lambda t, p, l: np.array([
-        [np.cos(t / 2), -np.exp(1j * l) * np.sin(t / 2)],
-        [np.exp(1j * p) * np.sin(t / 2), np.exp(1j * (p + l)) * np.cos(t / 2)]])),
+    "u": (1, 3, lambda t, p, lam: np.array([
+        [np.cos(t / 2), -np.exp(1j * lam) * np.sin(t / 2)],
+        [np.exp(1j * p) * np.sin(t / 2), np.exp(1j * (p + lam)) * np.cos(t / 2)]])),
     "rxx": (2, 1, lambda t: rotation(np.kron(X, X), t)),
     "ryy": (2, 1, lambda t: rotation(np.kron(Y, Y), t)),
     "rzz": (2, 1, lambda t: rotation(np.kron(Z, Z), t)),

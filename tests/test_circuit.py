@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tyxonq as tq
 from conftest import BACKEND_IDS, make_backend
 from reference import (
     FIXED_SIZES,
@@ -17,8 +18,6 @@ from reference import (
     reference_state,
     reference_unitary,
 )
-
-import tyxonq as tq
 
 CONTRACTORS = ("greedy", "auto", "optimal", "cotengra")
 PRECISIONS = ("complex128", "complex64")
@@ -156,7 +155,7 @@ def test_wide_intermediates_stay_within_six_dimensions():
     rng = np.random.default_rng(5)
     n = 9
     operations = []
-    for layer in range(3):
+    for _ in range(3):
         operations += [("ry", (q,), (rng.uniform(0, 3),)) for q in range(n)]
         operations += [("cx", (q, (q + 3) % n), ()) for q in range(n)]
     operations.append(("ccx", (0, 4, 8), ()))

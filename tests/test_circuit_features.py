@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tyxonq as tq
 from conftest import make_backend
 from reference import reference_state
-
-import tyxonq as tq
 
 torch = pytest.importorskip("torch")
 
@@ -16,7 +15,7 @@ torch = pytest.importorskip("torch")
 def layered_circuit(n, thetas, K=None):
     c = tq.Circuit(n)
     index = 0
-    for layer in range(2):
+    for _ in range(2):
         for q in range(n):
             c.rx(q, thetas[index])
             c.rz(q, theta=thetas[index + 1])

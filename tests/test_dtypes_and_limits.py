@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from conftest import make_backend
-
 from tyxonq.numerics import DimensionLimitError
 from tyxonq.numerics.compositions import choice_by_inverse_cdf, kron_by_broadcasting
 

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import make_backend
-
 import tyxonq as tq
+from conftest import make_backend
 from tyxonq.circuit.tracing import TracingError
 
 torch = pytest.importorskip("torch")
@@ -71,7 +70,7 @@ def test_adjoint_and_parameter_shift_match_autograd_and_finite_differences(case,
     with tq.use_backend("pytorch"):
         value_torch, grad_torch = tq.value_and_grad(
             lambda t: objective([t[i] for i in range(n_params)]))(params)
-    with tq.use_backend("numpy") as K:
+    with tq.use_backend("numpy"):
         for method in ("adjoint", "parameter-shift"):
             value, gradient = tq.value_and_grad(objective, method=method)(params)
             np.testing.assert_allclose(float(value), float(value_torch), atol=1e-12)

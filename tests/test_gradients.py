@@ -9,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import tyxonq as tq
 from conftest import make_backend
 from limitations import declared_limitation
-
-import tyxonq as tq
 
 
 def gradient_tolerance(backend_id: str, precision: str) -> float:

@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tyxonq as tq
 from conftest import BACKEND_IDS, make_backend
 from reference import reference_state
-
-import tyxonq as tq
 from tyxonq import PauliSum, hamiltonians
 
 PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
@@ -180,7 +179,8 @@ def test_energy_gradients_flow_through_both_methods():
         return c.expectation(h, method=method)
 
     with tq.use_backend("pytorch") as K:
-        grads = [K.grad(lambda t, m=m: energy([t[i] for i in range(8)], m))(thetas) for m in ("state", "lightcone")]
+        grads = [K.grad(lambda t, m=m: energy([t[i] for i in range(8)], m))(thetas)
+                 for m in ("state", "lightcone")]
     np.testing.assert_allclose(K.to_numpy(grads[0]), K.to_numpy(grads[1]), atol=1e-12)
     shift = np.zeros(8)
     with tq.use_backend("numpy"):

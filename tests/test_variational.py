@@ -8,9 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import make_backend
-
 import tyxonq as tq
+from conftest import make_backend
 
 pytest.importorskip("torch")
 

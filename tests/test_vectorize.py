@@ -7,9 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import make_backend
-
 import tyxonq as tq
+from conftest import make_backend
 from tyxonq.numerics import VectorizationError, VectorizationFallbackWarning
 
 

@@ -11,7 +11,6 @@ Examples
 from __future__ import annotations
 
 from . import circuit, gradients, numerics, operators, optimize, templates
-from .operators import PauliSum, hamiltonians
 from .circuit import (
     Circuit,
     clear_plan_cache,
@@ -31,6 +30,7 @@ from .numerics import (
     vectorize_or_fallback,
     vmap,
 )
+from .operators import PauliSum, hamiltonians
 
 __version__ = "0.1.0"
 

@@ -62,7 +62,7 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
 def _adjoint(K: Any, plain: Any, slots: list, apply_observable: Callable) -> list[float]:
     n, operations = plain.num_qubits, plain._operations
     wanted: dict[int, list[int]] = {}
-    for position, (k, j, _) in enumerate(slots):
+    for position, (k, _, _) in enumerate(slots):
         wanted.setdefault(k, []).append(position)
     results = [0.0] * len(slots)
     state = plain.state()

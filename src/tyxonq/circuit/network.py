@@ -141,7 +141,7 @@ def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs
     join = {bra[q]: ket[q] for q in qubits if q not in measured}
     for i in range(bra_start, len(network.slots)):
         slot = network.slots[i]
-        network.slots[i] = Slot(slot.kind, slot.index, tuple(join.get(l, l) for l in slot.legs),
+        network.slots[i] = Slot(slot.kind, slot.index, tuple(join.get(leg, leg) for leg in slot.legs),
                                 slot.conj)
     return network
 
