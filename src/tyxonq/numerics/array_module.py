@@ -149,6 +149,9 @@ class ArrayModuleBackend(BackendBase):
         return self.xp.moveaxis(x, source, destination)
 
     def transpose(self, x: Any, axes: Sequence[int] | None = None) -> Any:
+        x = self.asarray(x)
+        if x.ndim < 2:  # nothing to permute (cuPyNumeric aborts on transposing a 0-d array)
+            return x
         return self.xp.transpose(x, axes)
 
     def stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
@@ -172,7 +175,7 @@ class ArrayModuleBackend(BackendBase):
         return self.xp.diag(v, k)
 
     def where(self, condition: Any, x: Any, y: Any) -> Any:
-        return self.xp.where(condition, x, y)
+        return self.xp.where(condition, *self._weak_scalars(x, y))
 
     # -- element-wise --------------------------------------------------------------------------
     def abs(self, x: Any) -> Any:

@@ -6,6 +6,8 @@ import functools
 import os
 from typing import Any, Callable
 
+import numpy as np
+
 from .autodiff import normalize_argnums
 from .capabilities import BackendCapabilities
 from .dtypes import DTYPE_NAMES, python_dtype_name, real_dtype_name, validate_precision
@@ -84,6 +86,27 @@ class BackendBase:
                 f"cast from {self._dtype_name(self.dtype_of(x))} to {self._dtype_name(target)} "
                 "would drop the imaginary part; take real(x) or abs(x) explicitly first"
             )
+
+    def _weak_scalars(self, x: Any, y: Any) -> tuple[Any, Any]:
+        """Python numbers take the dtype of the array beside them (NumPy 2's weak scalars),
+        widened only as far as their kind needs (a complex number next to float32 -> complex64)."""
+
+        def weak(scalar: Any, other: Any) -> Any:
+            if not isinstance(scalar, (bool, int, float, complex)) or not self.is_array(other):
+                return scalar
+            name = self._dtype_name(self.dtype_of(other))
+            if isinstance(scalar, complex) and not name.startswith("complex"):
+                name = np.result_type(name if name.startswith("float") else self.real_dtype_name,
+                                      np.complex64).name
+            elif isinstance(scalar, float) and not name.startswith(("float", "complex")):
+                name = self.real_dtype_name
+            return self.asarray(scalar, name)
+
+        return weak(x, y), weak(y, x)
+
+    @property
+    def real_dtype_name(self) -> str:
+        return real_dtype_name(self.precision)
 
     def _complex_sign(self, x: Any) -> Any:
         """``z / |z|`` (0 at 0), NumPy 2's complex sign, by real divisions: a complex division

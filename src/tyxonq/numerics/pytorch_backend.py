@@ -310,7 +310,7 @@ class PyTorchBackend(BackendBase):
 
     def where(self, condition: Any, x: Any, y: Any) -> Any:
         condition = self._tensor(condition).to(self.torch.bool)
-        x, y = _weak_scalars_like(self, x, y)
+        x, y = self._weak_scalars(x, y)
         return self.torch.where(condition, *self._promoted(x, y))
 
     # -- element-wise --------------------------------------------------------------------------
@@ -557,18 +557,3 @@ def _leaves(obj: Any) -> list[Any]:
     if isinstance(obj, (list, tuple)):
         return [leaf for item in obj for leaf in _leaves(item)]
     return [obj]
-
-
-def _weak_scalars_like(backend: PyTorchBackend, x: Any, y: Any) -> tuple[Any, Any]:
-    """Python numbers take the dtype of the tensor beside them (NumPy 2's weak scalars)."""
-    def weak(scalar: Any, other: Any) -> Any:
-        if not isinstance(scalar, (bool, int, float, complex)) or not backend.is_array(other):
-            return scalar
-        dtype = other.dtype
-        if isinstance(scalar, complex) and not dtype.is_complex:
-            dtype = backend.torch.promote_types(dtype, backend.dtype)
-        elif isinstance(scalar, float) and not (dtype.is_complex or dtype.is_floating_point):
-            dtype = backend.real_dtype
-        return backend.asarray(scalar, backend._dtype_name(dtype))
-
-    return weak(x, y), weak(y, x)
