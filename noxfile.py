@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s docs``, ``nox -s lint``.
+"""Developer sessions: ``nox -s tests``, ``nox -s cupynumeric``, ``nox -s docs``, ``nox -s lint``.
 
 torch is pinned to 2.13.0 on purpose: on these machines that version is a local CPU wheel, while a
 bare ``torch`` requirement resolves to a ~3 GB CUDA build.
@@ -35,3 +35,14 @@ def docs(session: nox.Session) -> None:
     session.run(".nox/docs-venv/bin/pip", "install", "-q", TORCH, "-e", ".[torch,docs]",
                 external=True)
     session.run(".nox/docs-venv/bin/python", "docs-ng/build.py", *session.posargs, external=True)
+
+
+@nox.session(python=False)
+def cupynumeric(session: nox.Session) -> None:
+    """The whole suite with the real cuPyNumeric importable (CPU via a stand-in driver where
+    there is no NVIDIA driver; see tests/cupynumeric_ci/README.md)."""
+    session.run("python3", "-m", "venv", "--clear", ".nox/cupynumeric-venv", external=True)
+    session.run(".nox/cupynumeric-venv/bin/pip", "install", "-q", TORCH, "nvidia-cupynumeric",
+                "-e", ".[torch,test]", external=True)
+    session.run(".nox/cupynumeric-venv/bin/python", "tests/cupynumeric_ci/run_suite.py",
+                *session.posargs, external=True)

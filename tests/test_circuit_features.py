@@ -78,9 +78,10 @@ def test_vmap_over_a_function_that_builds_and_evaluates_a_circuit():
     np.testing.assert_allclose(K.to_numpy(per_row_grads)[2], expected_grad, atol=1e-10)
 
 
-def test_sampling_follows_the_probabilities():
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "cupynumeric"])
+def test_sampling_follows_the_probabilities(backend_name):
+    K = tq.set_backend(make_backend(backend_name))
     c = tq.Circuit(3).h(0).ry(1, 0.7).cx(0, 2).rx(2, 0.4)
-    K = tq.get_backend("numpy")
     probabilities = K.to_numpy(c.probability())
     counts = c.sample(20000, seed=3)
     observed = np.array([counts.get(format(i, "03b"), 0) for i in range(8)])
@@ -91,7 +92,7 @@ def test_sampling_follows_the_probabilities():
     assert observed[~mask].sum() == 0
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "cupynumeric-logic"])
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "cupynumeric-logic", "cupynumeric"])
 def test_same_seed_same_samples_and_formats(backend_name):
     with tq.use_backend(make_backend(backend_name)) as K:
         c = tq.Circuit(3).h(0).h(1).cx(1, 2)

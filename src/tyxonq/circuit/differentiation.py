@@ -64,7 +64,7 @@ def _adjoint(K: Any, plain: Any, slots: list, apply_observable: Callable) -> lis
     wanted: dict[int, list[int]] = {}
     for position, (k, _, _) in enumerate(slots):
         wanted.setdefault(k, []).append(position)
-    results = [0.0] * len(slots)
+    overlaps: list[Any] = [None] * len(slots)  # backend scalars: one host transfer at the end
     state = plain.state()
     costate = apply_observable(K, state)
     for k in range(len(operations) - 1, -1, -1):
@@ -75,10 +75,9 @@ def _adjoint(K: Any, plain: Any, slots: list, apply_observable: Callable) -> lis
         for position in wanted.get(k, ()):
             derivative = gate_derivative(K, op.gate, op.params, slots[position][1], op.dagger)
             moved = apply_matrix(K, state, derivative, op.qubits, n)
-            overlap = K.sum(K.conj(costate) * moved)
-            results[position] = 2.0 * float(K.to_numpy(K.real(overlap)))
+            overlaps[position] = K.real(K.sum(K.conj(costate) * moved))
         costate = apply_matrix(K, costate, inverse, op.qubits, n)
-    return results
+    return (2.0 * K.to_numpy(K.stack(overlaps))).tolist() if overlaps else []
 
 
 def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> list[float]:
