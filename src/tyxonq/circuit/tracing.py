@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 from typing import Any, Iterator
 
 import numpy as np
@@ -51,12 +50,13 @@ def active_gradient_method() -> str:
     return _METHOD.get()
 
 
-def _value_and_gradient(other: Any, size: int) -> tuple[Any, np.ndarray | None]:
+def _value_of(other: Any) -> Any:
+    """The plain value of a Dual or a number; ``NotImplemented`` for anything else."""
     if isinstance(other, Dual):
-        return other.value, other.gradient
+        return other.value
     if isinstance(other, (int, float, complex, np.number)):
-        return other, None
-    return NotImplemented, None
+        return other
+    return NotImplemented
 
 
 class Dual:
@@ -86,7 +86,7 @@ class Dual:
         return Dual(value, gradient)
 
     def __add__(self, other: Any) -> Dual:
-        o, _ = _value_and_gradient(other, 0)
+        o = _value_of(other)
         if o is NotImplemented:
             return NotImplemented
         return self._combine(other, self.value + o, 1, 1)
@@ -94,7 +94,7 @@ class Dual:
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Dual:
-        o, _ = _value_and_gradient(other, 0)
+        o = _value_of(other)
         if o is NotImplemented:
             return NotImplemented
         return self._combine(other, self.value - o, 1, -1)
@@ -103,7 +103,7 @@ class Dual:
         return (-self) + other
 
     def __mul__(self, other: Any) -> Dual:
-        o, _ = _value_and_gradient(other, 0)
+        o = _value_of(other)
         if o is NotImplemented:
             return NotImplemented
         return self._combine(other, self.value * o, o, self.value)
@@ -111,7 +111,7 @@ class Dual:
     __rmul__ = __mul__
 
     def __truediv__(self, other: Any) -> Dual:
-        o, _ = _value_and_gradient(other, 0)
+        o = _value_of(other)
         if o is NotImplemented:
             return NotImplemented
         return self._combine(other, self.value / o, 1 / o, -self.value / o ** 2)
@@ -200,7 +200,3 @@ def traced_array(values: np.ndarray, offset: int, size: int) -> np.ndarray:
         gradient[offset + i] = 1.0
         traced[i] = Dual(value, gradient)
     return traced.reshape(np.shape(values))
-
-
-def finite(value: Any) -> bool:
-    return math.isfinite(float(np.real(value))) and math.isfinite(float(np.imag(value)))
