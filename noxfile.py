@@ -1,4 +1,5 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s cupynumeric``, ``nox -s docs``, ``nox -s lint``.
+"""Developer sessions: ``nox -s tests``, ``nox -s cupynumeric``, ``nox -s docs``, ``nox -s bench``,
+``nox -s lint``.
 
 torch is pinned to 2.13.0 on purpose: on these machines that version is a local CPU wheel, while a
 bare ``torch`` requirement resolves to a ~3 GB CUDA build.
@@ -46,3 +47,12 @@ def cupynumeric(session: nox.Session) -> None:
                 "-e", ".[torch,test]", external=True)
     session.run(".nox/cupynumeric-venv/bin/python", "tests/cupynumeric_ci/run_suite.py",
                 *session.posargs, external=True)
+
+
+@nox.session(python=False)
+def bench(session: nox.Session) -> None:
+    """The benchmark suite (benchmarks/run.py); pass --quick for the smoke run."""
+    session.run("python3", "-m", "venv", "--clear", ".nox/bench-venv", external=True)
+    session.run(".nox/bench-venv/bin/pip", "install", "-q", TORCH, "-e", ".[torch,examples]",
+                external=True)
+    session.run(".nox/bench-venv/bin/python", "benchmarks/run.py", *session.posargs, external=True)
