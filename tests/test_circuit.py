@@ -19,7 +19,7 @@ from reference import (
     reference_unitary,
 )
 
-CONTRACTORS = ("greedy", "auto", "optimal", "cotengra")
+CONTRACTORS = ("circuit", "greedy", "auto", "optimal", "cotengra")
 PRECISIONS = ("complex128", "complex64")
 
 
@@ -68,7 +68,7 @@ def check(K, got, expected, precision):
 
 # circuit sizes and example counts per path finder: "optimal" is exponential in the number of
 # tensors and a cotengra search costs about half a second, so they see smaller, fewer circuits
-FINDER_LIMITS = {"greedy": (5, 12, 25), "auto": (5, 12, 5), "optimal": (3, 5, 5), "cotengra": (4, 8, 2)}
+FINDER_LIMITS = {"circuit": (5, 12, 25), "greedy": (5, 12, 15), "auto": (5, 12, 5), "optimal": (3, 5, 5), "cotengra": (4, 8, 2)}
 
 
 def use_finder(name: str):
@@ -88,7 +88,7 @@ def test_results_match_the_dense_reference(backend_name, precision, finder):
     @given(circuit=random_circuits(max_qubits, max_gates), seed=st.integers(0, 2 ** 16))
     def check_circuit(circuit, seed):
         with tq.use_backend(K), use_finder(finder):
-            check_results(K, precision, circuit, seed, full=finder in ("greedy", "auto"))
+            check_results(K, precision, circuit, seed, full=finder in ("circuit", "greedy", "auto"))
 
     check_circuit()
 

@@ -15,10 +15,11 @@ from typing import Any, Callable, Iterator
 import opt_einsum
 
 from .._context import ContextualSetting
+from .paths import circuit_path
 
 __all__ = ["Contractor", "set_contractor", "get_contractor", "use_contractor", "CONTRACTOR_NAMES"]
 
-CONTRACTOR_NAMES = ("greedy", "auto", "optimal", "cotengra")
+CONTRACTOR_NAMES = ("circuit", "greedy", "auto", "optimal", "cotengra")
 COTENGRA_REPEATS = 8
 
 
@@ -66,6 +67,8 @@ def _make_contractor(method: str | Callable[..., Any], memory_limit: int | None)
         raise ValueError(f"memory_limit={memory_limit!r} must be a positive int (elements) or None")
     if callable(method):
         return Contractor(getattr(method, "__name__", "custom"), method, memory_limit)
+    if method == "circuit":
+        return Contractor(method, circuit_path, memory_limit)
     if method in ("greedy", "auto", "optimal"):
         return Contractor(method, opt_einsum.paths.get_path_fn(method), memory_limit)
     if method == "cotengra":
@@ -79,19 +82,20 @@ def _make_contractor(method: str | Callable[..., Any], memory_limit: int | None)
 ACTIVE_CONTRACTOR: ContextualSetting[Contractor] = ContextualSetting(
     "tyxonq_contractor", fallback=lambda: _DEFAULT
 )
-_DEFAULT = _make_contractor("greedy", None)
+_DEFAULT = _make_contractor("circuit", None)
 
 
-def set_contractor(method: str | Callable[..., Any] = "greedy",
+def set_contractor(method: str | Callable[..., Any] = "circuit",
                    memory_limit: int | None = None) -> Contractor:
     """Select the path finder used for every contraction from now on.
 
     Parameters
     ----------
-    method : {"greedy", "auto", "optimal", "cotengra"} or callable
-        opt_einsum's greedy (default), auto or optimal path finders; cotengra's hyper-optimiser
-        (``pip install 'tyxonq[contract]'``); or a callable with opt_einsum's path-finder
-        signature.
+    method : {"circuit", "greedy", "auto", "optimal", "cotengra"} or callable
+        ``"circuit"`` (default): the cheaper of opt_einsum's greedy path and a growing-tensor
+        (state-vector-like) path, by flops + 64 x writes; opt_einsum's greedy, auto or optimal
+        path finders; cotengra's hyper-optimiser (``pip install 'tyxonq[contract]'``); or a
+        callable with opt_einsum's path-finder signature.
     memory_limit : int, optional
         Largest intermediate tensor allowed, in elements.
 
@@ -100,8 +104,8 @@ def set_contractor(method: str | Callable[..., Any] = "greedy",
     >>> import tyxonq as tq
     >>> tq.set_contractor("auto").name
     'auto'
-    >>> tq.set_contractor("greedy").name
-    'greedy'
+    >>> tq.set_contractor("circuit").name
+    'circuit'
     """
     return ACTIVE_CONTRACTOR.set(_make_contractor(method, memory_limit))
 
@@ -112,7 +116,7 @@ def get_contractor() -> Contractor:
 
 
 @contextlib.contextmanager
-def use_contractor(method: str | Callable[..., Any] = "greedy",
+def use_contractor(method: str | Callable[..., Any] = "circuit",
                    memory_limit: int | None = None) -> Iterator[Contractor]:
     """Context manager: ``method`` finds paths inside the block only (thread- and task-local).
 

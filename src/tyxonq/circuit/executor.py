@@ -147,7 +147,9 @@ class CompiledContraction:
         for step in self.steps:
             first = _as_matrix(K, tensors[step.first], step.first_layout)
             second = _as_matrix(K, tensors[step.second], step.second_layout)
+            tensors[step.first] = tensors[step.second] = None  # free consumed intermediates
             tensors.append(K.matmul(first, second))
+            del first, second
         return tensors[self.result]
 
 
