@@ -68,7 +68,8 @@ def check(K, got, expected, precision):
 
 # circuit sizes and example counts per path finder: "optimal" is exponential in the number of
 # tensors and a cotengra search costs about half a second, so they see smaller, fewer circuits
-FINDER_LIMITS = {"circuit": (5, 12, 25), "greedy": (5, 12, 15), "auto": (5, 12, 5), "optimal": (3, 5, 5), "cotengra": (4, 8, 2)}
+FINDER_LIMITS = {"circuit": (5, 12, 25), "greedy": (5, 12, 15), "auto": (5, 12, 5),
+                 "optimal": (3, 5, 5), "cotengra": (4, 8, 2)}
 
 
 def use_finder(name: str):
