@@ -45,14 +45,8 @@ def _dense_energy(state: np.ndarray, hamiltonian: tq.PauliSum) -> float:
 
 # -- circuits -------------------------------------------------------------------------------
 def ladder(n: int, layers: int = 10) -> tq.Circuit:
-    angles = np.random.default_rng(SEED).uniform(0, 2 * np.pi, (layers, n, 2))
-    circuit = tq.Circuit(n)
-    for layer in range(layers):
-        for q in range(n):
-            circuit.rx(q, angles[layer, q, 0]).rz(q, angles[layer, q, 1])
-        for q in range(n - 1):
-            circuit.cx(q, q + 1)
-    return circuit
+    angles = np.random.default_rng(SEED).uniform(0, 2 * np.pi, 2 * n * layers)
+    return tq.templates.rotation_ladder(n, angles, layers)
 
 
 def _tfim_energy(n: int, layers: int = 4) -> tuple[Callable[[Any], Any], int, tq.PauliSum]:

@@ -26,26 +26,6 @@ import numpy as np
 import tyxonq as tq
 
 
-def ladder_circuit(n: int, layers: int, angles: np.ndarray) -> tq.Circuit:
-    c = tq.Circuit(n)
-    for layer in range(layers):
-        for q in range(n):
-            c.rx(q, angles[layer, q, 0]).rz(q, angles[layer, q, 1])
-        for q in range(n - 1):
-            c.cx(q, q + 1)
-    return c
-
-
-def brickwork_circuit(n: int, depth: int, angles: np.ndarray) -> tq.Circuit:
-    c = tq.Circuit(n)
-    for layer in range(depth):
-        for q in range(n):
-            c.ry(q, angles[layer, q])
-        for q in range(layer % 2, n - 1, 2):
-            c.cz(q, q + 1)
-    return c
-
-
 def tfim_energy(K, n: int, layers: int):
     def energy(params):
         c = tq.Circuit(n)
@@ -87,12 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     n_energy, ansatz_layers = (6, 2) if args.quick else (12, 4)
     print(f"tyxonq circuit simulator on {K.name} ({K.capabilities.device}, {K.precision})")
 
-    circuit = ladder_circuit(n_state, layers, rng.uniform(0, 2 * np.pi, (layers, n_state, 2)))
+    circuit = tq.templates.rotation_ladder(n_state, rng.uniform(0, 2 * np.pi, 2 * n_state * layers),
+                                           layers)
     state = timed(f"state, {n_state} qubits x {layers} layers", circuit.state)
     norm = float(np.linalg.norm(K.to_numpy(state)))
     print(f"    |state| = {norm:.12f}")
 
-    wide = brickwork_circuit(n_wide, depth, rng.uniform(0, np.pi, (depth, n_wide)))
+    wide = tq.templates.brickwork(n_wide, rng.uniform(0, np.pi, depth * n_wide), depth)
     amplitude = timed(f"amplitude <0...0|psi>, {n_wide} qubits depth {depth}",
                       lambda: wide.amplitude("0" * n_wide))
     z_middle = timed(f"<Z_{n_wide // 2}>, {n_wide} qubits depth {depth} (light cone)",

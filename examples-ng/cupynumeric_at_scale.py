@@ -34,13 +34,8 @@ def main(argv: list[str] | None = None) -> int:
 
     K = tq.set_backend(args.backend)  # the only line that differs between NumPy and cuPyNumeric
     rng = np.random.default_rng(1)
-    rotations = rng.uniform(0, 2 * np.pi, (layers, n_state, 2))
-    circuit = tq.Circuit(n_state)
-    for layer in range(layers):
-        for q in range(n_state):
-            circuit.rx(q, rotations[layer, q, 0]).rz(q, rotations[layer, q, 1])
-        for q in range(n_state - 1):
-            circuit.cx(q, q + 1)
+    circuit = tq.templates.rotation_ladder(n_state, rng.uniform(0, 2 * np.pi, 2 * n_state * layers),
+                                           layers)
 
     hamiltonian = tq.hamiltonians.tfim(n_energy)
 

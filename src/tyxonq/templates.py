@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from .circuit import Circuit
 
-__all__ = ["hardware_efficient", "hardware_efficient_size", "qaoa", "brickwork"]
+__all__ = ["hardware_efficient", "hardware_efficient_size", "qaoa", "brickwork", "rotation_ladder"]
 
 
 def hardware_efficient_size(n: int, layers: int, rotations: Sequence[str] = ("ry",)) -> int:
@@ -79,4 +79,20 @@ def brickwork(n: int, params: Any, depth: int) -> Circuit:
             circuit.ry(q, params[layer * n + q])
         for q in range(layer % 2, n - 1, 2):
             circuit.cz(q, q + 1)
+    return circuit
+
+
+def rotation_ladder(n: int, params: Any, layers: int) -> Circuit:
+    """``layers`` times RX·RZ on every qubit then a CNOT ladder; ``params`` has ``2 * n * layers``
+    entries (layer by layer, qubit by qubit, RX angle then RZ angle)."""
+    if len(params) != 2 * n * layers:
+        raise ValueError(f"rotation_ladder({n}, layers={layers}) needs {2 * n * layers} parameters; "
+                         f"got {len(params)}")
+    circuit = Circuit(n)
+    for layer in range(layers):
+        for q in range(n):
+            index = 2 * (layer * n + q)
+            circuit.rx(q, params[index]).rz(q, params[index + 1])
+        for q in range(n - 1):
+            circuit.cx(q, q + 1)
     return circuit
