@@ -13,13 +13,19 @@ nox.options.sessions = ["tests"]
 TORCH = "torch==2.13.0"
 
 
+def _venv(session: nox.Session, name: str, *requirements: str) -> str:
+    """A fresh venv in .nox/<name>-venv with ``requirements`` installed; returns its python."""
+    folder = f".nox/{name}-venv"
+    session.run("python3", "-m", "venv", "--clear", folder, external=True)
+    session.run(f"{folder}/bin/pip", "install", "-q", *requirements, external=True)
+    return f"{folder}/bin/python"
+
+
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """The full test suite (with doctests) in a fresh .nox venv, torch from the CPU wheel."""
-    session.run("python3", "-m", "venv", "--clear", ".nox/tests-venv", external=True)
-    pip = ".nox/tests-venv/bin/pip"
-    session.run(pip, "install", "-q", TORCH, "-e", ".[torch,test]", external=True)
-    session.run(".nox/tests-venv/bin/python", "-m", "pytest", *session.posargs, external=True)
+    python = _venv(session, "tests", TORCH, "-e", ".[torch,test]")
+    session.run(python, "-m", "pytest", *session.posargs, external=True)
 
 
 @nox.session
@@ -32,27 +38,20 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=False)
 def docs(session: nox.Session) -> None:
     """User guide (Markdown) and API reference (pdoc, from docstrings); warnings fail the build."""
-    session.run("python3", "-m", "venv", "--clear", ".nox/docs-venv", external=True)
-    session.run(".nox/docs-venv/bin/pip", "install", "-q", TORCH, "-e", ".[torch,docs]",
-                external=True)
-    session.run(".nox/docs-venv/bin/python", "docs-ng/build.py", *session.posargs, external=True)
+    python = _venv(session, "docs", TORCH, "-e", ".[torch,docs]")
+    session.run(python, "docs-ng/build.py", *session.posargs, external=True)
 
 
 @nox.session(python=False)
 def cupynumeric(session: nox.Session) -> None:
     """The whole suite with the real cuPyNumeric importable (CPU via a stand-in driver where
     there is no NVIDIA driver; see tests/cupynumeric_ci/README.md)."""
-    session.run("python3", "-m", "venv", "--clear", ".nox/cupynumeric-venv", external=True)
-    session.run(".nox/cupynumeric-venv/bin/pip", "install", "-q", TORCH, "nvidia-cupynumeric",
-                "-e", ".[torch,test]", external=True)
-    session.run(".nox/cupynumeric-venv/bin/python", "tests/cupynumeric_ci/run_suite.py",
-                *session.posargs, external=True)
+    python = _venv(session, "cupynumeric", TORCH, "nvidia-cupynumeric", "-e", ".[torch,test]")
+    session.run(python, "tests/cupynumeric_ci/run_suite.py", *session.posargs, external=True)
 
 
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """The benchmark suite (benchmarks/run.py); pass --quick for the smoke run."""
-    session.run("python3", "-m", "venv", "--clear", ".nox/bench-venv", external=True)
-    session.run(".nox/bench-venv/bin/pip", "install", "-q", TORCH, "-e", ".[torch,examples]",
-                external=True)
-    session.run(".nox/bench-venv/bin/python", "benchmarks/run.py", *session.posargs, external=True)
+    python = _venv(session, "bench", TORCH, "-e", ".[torch,examples]")
+    session.run(python, "benchmarks/run.py", *session.posargs, external=True)

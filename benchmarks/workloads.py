@@ -168,13 +168,7 @@ def brickwork_local(n: int, depth: int = 10) -> tuple[Callable, Callable]:
 
     def check(result: Any) -> float:
         low, high = max(0, middle - depth), min(n - 1, middle + depth)
-        window = tq.Circuit(high - low + 1)
-        for layer in range(depth):
-            for q in range(low, high + 1):
-                window.ry(q - low, params[layer * n + q])
-            for q in range(layer % 2, n - 1, 2):
-                if low <= q and q + 1 <= high:
-                    window.cz(q - low, q + 1 - low)
+        window = tq.templates.brickwork(n, params, depth, window=(low, high))
         probabilities = np.abs(_reference_state(window)) ** 2
         bits = (np.arange(probabilities.size) >> (high - middle)) & 1
         return abs(float(K.to_numpy(result[1])) - float(np.sum(probabilities * (1 - 2 * bits))))

@@ -40,13 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # the light cone of qubit `middle` after `depth` brickwork layers: qubits middle-depth..middle+depth
     low, high = max(0, middle - depth), min(n - 1, middle + depth)
-    window = tq.Circuit(high - low + 1)
-    for layer in range(depth):
-        for q in range(low, high + 1):
-            window.ry(q - low, params[layer * n + q])
-        for q in range(layer % 2, n - 1, 2):
-            if low <= q and q + 1 <= high:
-                window.cz(q - low, q + 1 - low)
+    window = tq.templates.brickwork(n, params, depth, window=(low, high))
     probabilities = np.asarray(K.to_numpy(window.probability()))
     bits = (np.arange(2 ** window.num_qubits) >> (high - middle)) & 1
     z_window = float(np.sum(probabilities * (1 - 2 * bits)))

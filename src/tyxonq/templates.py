@@ -68,17 +68,24 @@ def qaoa(graph: Any, gammas: Sequence[Any], betas: Sequence[Any]) -> Circuit:
     return circuit
 
 
-def brickwork(n: int, params: Any, depth: int) -> Circuit:
+def brickwork(n: int, params: Any, depth: int, window: tuple[int, int] | None = None) -> Circuit:
     """``depth`` layers of RY on every qubit followed by CZ on alternating neighbour pairs;
-    ``params`` has ``n * depth`` entries."""
+    ``params`` has ``n * depth`` entries.
+
+    ``window=(low, high)`` keeps only the gates within qubits ``low..high`` (renumbered from 0):
+    for ``<Z_q>`` after ``depth`` layers, the window ``q - depth .. q + depth`` holds the whole
+    backward light cone, so a small dense simulation of it checks a large circuit.
+    """
     if len(params) != n * depth:
         raise ValueError(f"brickwork({n}, depth={depth}) needs {n * depth} parameters; got {len(params)}")
-    circuit = Circuit(n)
+    low, high = (0, n - 1) if window is None else window
+    circuit = Circuit(high - low + 1)
     for layer in range(depth):
-        for q in range(n):
-            circuit.ry(q, params[layer * n + q])
+        for q in range(low, high + 1):
+            circuit.ry(q - low, params[layer * n + q])
         for q in range(layer % 2, n - 1, 2):
-            circuit.cz(q, q + 1)
+            if low <= q and q + 1 <= high:
+                circuit.cz(q - low, q + 1 - low)
     return circuit
 
 
