@@ -4,8 +4,8 @@ Both work on any backend through the protocol. They are reached through traced p
 (:mod:`tyxonq.circuit.tracing`): an expectation of a circuit whose angles are :class:`Dual`
 numbers returns a Dual whose gradient is ``sum_k dE/dθ_k · dθ_k/dparams``.
 
-* **adjoint**: one backward sweep over the state vector, ``O(gates)`` gate applications and
-  three vectors in memory (``dE/dθ_k = 2 Re <λ_k| dU_k |ψ_{k-1}>``).
+* **adjoint**: one forward and one backward sweep over the state vector in fused blocks
+  (:mod:`tyxonq.circuit.sweep`), three vectors in memory (``dE/dθ_k = 2 Re <λ_k| dU_k |ψ_{k-1}>``).
 * **parameter-shift**: two (four for controlled rotations) shifted evaluations per angle, each
   through the cached contraction plan (so the light cone still applies).
 """
@@ -18,9 +18,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..numerics import get_backend
-from .gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT, gate_derivative, gate_matrix
+from .gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
 from .operations import Operation
-from .statevector import apply_matrix
+from .sweep import adjoint_sweep
 from .tracing import Dual, TracingError, active_gradient_method
 
 __all__ = ["traced_expectation", "plain_operations"]
@@ -44,12 +44,17 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     """
     plain = circuit._with_operations(plain_operations(circuit._operations))
     K = get_backend()
-    value = float(K.to_numpy(evaluate(plain)))
     slots = [(k, j, p) for k, op in enumerate(circuit._operations)
              for j, p in enumerate(op.params) if isinstance(p, Dual)]
     if active_gradient_method() == "adjoint":
-        angle_gradients = _adjoint(K, plain, slots, apply_observable)
+        wanted: dict[int, list[tuple[int, int]]] = {}
+        for position, (k, j, _) in enumerate(slots):
+            wanted.setdefault(k, []).append((position, j))
+        value, angle_gradients = adjoint_sweep(K, plain._operations, plain.num_qubits,
+                                               plain._input_array(K), apply_observable, wanted,
+                                               len(slots))
     else:
+        value = float(K.to_numpy(evaluate(plain)))
         angle_gradients = _parameter_shift(K, plain, slots, evaluate)
     gradient = np.zeros_like(slots[0][2].gradient, dtype=float)
     for (_, _, angle), derivative in zip(slots, angle_gradients):
@@ -57,27 +62,6 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
             raise TracingError("gate angles must be real functions of the parameters")
         gradient = gradient + derivative * angle.gradient
     return Dual(value, gradient)
-
-
-def _adjoint(K: Any, plain: Any, slots: list, apply_observable: Callable) -> list[float]:
-    n, operations = plain.num_qubits, plain._operations
-    wanted: dict[int, list[int]] = {}
-    for position, (k, _, _) in enumerate(slots):
-        wanted.setdefault(k, []).append(position)
-    overlaps: list[Any] = [None] * len(slots)  # backend scalars: one host transfer at the end
-    state = plain.state()
-    costate = apply_observable(K, state)
-    for k in range(len(operations) - 1, -1, -1):
-        op = operations[k]
-        matrix = gate_matrix(K, op.gate, op.params, op.dagger)
-        inverse = K.conj(K.transpose(matrix))
-        state = apply_matrix(K, state, inverse, op.qubits, n)
-        for position in wanted.get(k, ()):
-            derivative = gate_derivative(K, op.gate, op.params, slots[position][1], op.dagger)
-            moved = apply_matrix(K, state, derivative, op.qubits, n)
-            overlaps[position] = K.real(K.sum(K.conj(costate) * moved))
-        costate = apply_matrix(K, costate, inverse, op.qubits, n)
-    return (2.0 * K.to_numpy(K.stack(overlaps))).tolist() if overlaps else []
 
 
 def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> list[float]:

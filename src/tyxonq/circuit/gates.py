@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["GateSpec", "GATES", "ALIASES", "gate_matrix", "canonical_gate_name"]
+__all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
+           "canonical_gate_name"]
 
 _I = np.eye(2, dtype=complex)
 _X = np.array([[0, 1], [1, 0]], dtype=complex)
@@ -199,6 +200,10 @@ GATES: dict[str, GateSpec] = {
     ]
 }
 
+#: Gates whose matrix is diagonal for every parameter value.
+DIAGONAL_GATES = frozenset({"i", "z", "s", "sdg", "t", "tdg", "rz", "phase", "cz", "rzz", "crz",
+                            "cphase"})
+
 ALIASES = {"cnot": "cx", "toffoli": "ccx", "u3": "u", "cp": "cphase", "p": "phase",
            "fredkin": "cswap", "any": "unitary"}
 
@@ -223,6 +228,30 @@ def gate_matrix(K: Any, name: str, params: tuple, dagger: bool = False) -> Any:
     """
     matrix = GATES[name].build(K, params)
     return K.conj(K.transpose(matrix)) if dagger else matrix
+
+
+def gate_matrices(K: Any, name: str, params: Any, dagger: bool = False) -> Any:
+    """The matrices of ``G`` gates of one kind in one vectorised call: shape ``(G, 2^k, 2^k)``.
+
+    ``params`` is a real array of shape ``(G, number of parameters)``; the builders broadcast, so
+    this costs a handful of backend calls however many gates there are.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> many = gate_matrices(K, "ry", np.array([[0.1], [0.2]]))
+    >>> many.shape, bool(np.allclose(many[1], gate_matrix(K, "ry", (0.2,))))
+    ((2, 2, 2), True)
+    """
+    spec = GATES[name]
+    if name == "unitary" or not spec.is_parametrised:
+        raise ValueError(f"gate_matrices builds parametrised gates of fixed size; got {name!r}")
+    columns = K.asarray(params, K.real_dtype)
+    count = K.shape(columns)[0]
+    matrices = spec.build(K, tuple(K.reshape(columns[:, j], (count, 1, 1))
+                                   for j in range(len(spec.param_names))))
+    return K.conj(K.transpose(matrices, (0, 2, 1))) if dagger else matrices
 
 
 # -- derivatives, for exact gradients without autograd --------------------------------------

@@ -1,19 +1,144 @@
-"""Applying a matrix to some qubits of a state vector, within the backend's dimension limit."""
+"""Applying small matrices to some qubits of state vectors (or stacks of them), within max_ndim.
+
+How to apply a ``2^k x 2^k`` matrix to qubits of a register depends only on the qubits and the
+register, so it is worked out once (:func:`place`, cached) as a :class:`Placement`:
+
+* ``"view"``: the qubits are adjacent: one ``matmul`` on a 3-d view ``(left, 2^k, right)`` of
+  the array (or ``view @ M^T`` when nothing lies to the right), no copies of the state;
+* ``"diagonal"``: a diagonal matrix on any qubits: one element-wise product with the diagonal
+  broadcast over a view that gives each qubit its own axis;
+* ``"moves"``: otherwise the qubits' legs are moved to the front (grouped moves within
+  ``max_ndim``), one ``matmul``, and moved back.
+
+Qubits given out of ascending order are handled by permuting the (small) matrix, not the state.
+"""
 
 from __future__ import annotations
 
+import functools
+import math
+from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .executor import permutation_moves, permute
+from .executor import Move, permutation_moves, permute
 
-__all__ = ["apply_matrix"]
+__all__ = ["Placement", "place", "apply_placed", "apply_matrix"]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How a matrix meets its qubits in an array of ``lead x 2^n x trail`` elements."""
+
+    kind: str  # "view" | "right" | "diagonal" | "moves"
+    shape: tuple[int, ...]  # the array's shape, before and after
+    view: tuple[int, ...]  # view / right / diagonal: the array viewed as this
+    factor_shape: tuple[int, ...]  # diagonal: the diagonal viewed as this (broadcasts)
+    matrix_axes: tuple[int, ...] | None  # transpose of the matrix as (2,)*2k (or diagonal (2,)*k)
+    to_front: tuple[Move, ...] = ()
+    to_back: tuple[Move, ...] = ()
+    size: int = 2  # 2^k
+
+
+@functools.lru_cache(maxsize=4096)
+def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 1,
+          diagonal: bool = False, max_ndim: int = 64, shape: tuple[int, ...] | None = None) -> Placement:
+    """The :class:`Placement` of a matrix on ``qubits`` of an ``num_qubits`` register.
+
+    The array holds ``lead`` registers' worth of leading rows and ``trail`` trailing columns per
+    basis state (``shape`` defaults to ``(lead, 2^n * trail)``, or ``(2^n,)`` for a single state).
+
+    Examples
+    --------
+    >>> place((1, 2), 4).kind, place((2, 1), 4).view
+    ('view', (2, 4, 2))
+    >>> place((0, 3), 4).kind, place((0, 3), 4, diagonal=True).kind
+    ('moves', 'diagonal')
+    """
+    k = len(qubits)
+    if len(set(qubits)) != k or not all(0 <= q < num_qubits for q in qubits):
+        raise ValueError(f"qubits {qubits} must be distinct indices of a {num_qubits}-qubit register")
+    if shape is None:
+        shape = (2 ** num_qubits,) if lead == trail == 1 else (lead, 2 ** num_qubits * trail)
+    ordered = tuple(sorted(qubits))
+    order = [qubits.index(q) for q in ordered]
+    if order == list(range(k)):
+        axes = None
+    elif diagonal:
+        axes = tuple(order)
+    else:
+        axes = tuple(order) + tuple(k + i for i in order)
+    if diagonal:
+        view, factor = _diagonal_view(ordered, num_qubits, lead, trail)
+        if len(view) <= max_ndim:
+            return Placement("diagonal", shape, view, factor, axes, size=2 ** k)
+    if ordered == tuple(range(ordered[0], ordered[0] + k)):
+        left = lead * 2 ** ordered[0]
+        right = 2 ** (num_qubits - ordered[-1] - 1) * trail
+        if right == 1:
+            return Placement("right", shape, (left, 2 ** k), (), axes, size=2 ** k)
+        return Placement("view", shape, (left, 2 ** k, right), (), axes, size=2 ** k)
+    legs = (-1,) + tuple(range(num_qubits)) + (-2,)
+    sizes = {leg: 2 for leg in legs} | {-1: lead, -2: trail}
+    front = ordered + tuple(leg for leg in legs if leg not in ordered)
+    return Placement("moves", shape, (2 ** k, lead * trail * 2 ** (num_qubits - k)), (), axes,
+                     tuple(permutation_moves(legs, front, sizes, max_ndim)),
+                     tuple(permutation_moves(front, legs, sizes, max_ndim)), 2 ** k)
+
+
+def _diagonal_view(ordered: tuple[int, ...], n: int, lead: int, trail: int) -> tuple[tuple, tuple]:
+    view, factor = [], []
+    left = lead * 2 ** ordered[0]
+    if left > 1:
+        view.append(left)
+        factor.append(1)
+    for i, q in enumerate(ordered):
+        view.append(2)
+        factor.append(2)
+        gap = (ordered[i + 1] if i + 1 < len(ordered) else n) - q - 1
+        between = 2 ** gap * (trail if i + 1 == len(ordered) else 1)
+        if between > 1:
+            view.append(between)
+            factor.append(1)
+    return tuple(view), tuple(factor)
+
+
+def _ordered_matrix(K: Any, matrix: Any, placement: Placement, diagonal: bool) -> Any:
+    if placement.matrix_axes is None:
+        return matrix
+    k = int(math.log2(placement.size))
+    tensor = K.transpose(K.reshape(matrix, (2,) * (k if diagonal else 2 * k)), placement.matrix_axes)
+    return K.reshape(tensor, (placement.size,) if diagonal else (placement.size, placement.size))
+
+
+def apply_placed(K: Any, array: Any, matrix: Any, placement: Placement) -> Any:
+    """``matrix`` applied as ``placement`` says; for a ``"diagonal"`` placement ``matrix`` is the
+    diagonal (a vector of ``2^k`` entries). Returns an array of ``placement.shape``.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> x = np.array([[0, 1], [1, 0]], dtype=complex)
+    >>> apply_placed(K, np.eye(4, dtype=complex)[0], x, place((1,), 2)).real.tolist()
+    [0.0, 1.0, 0.0, 0.0]
+    """
+    kind = placement.kind
+    if kind == "diagonal":
+        factor = K.reshape(_ordered_matrix(K, matrix, placement, True), placement.factor_shape)
+        return K.reshape(K.reshape(array, placement.view) * factor, placement.shape)
+    matrix = _ordered_matrix(K, matrix, placement, False)
+    if kind == "view":
+        result = K.matmul(matrix, K.reshape(array, placement.view))
+    elif kind == "right":
+        result = K.matmul(K.reshape(array, placement.view), K.transpose(matrix))
+    else:
+        moved = K.reshape(permute(K, array, placement.to_front), placement.view)
+        result = permute(K, K.matmul(matrix, moved), placement.to_back)
+    return K.reshape(result, placement.shape)
 
 
 def apply_matrix(K: Any, state: Any, matrix: Any, qubits: Sequence[int], num_qubits: int) -> Any:
     """``matrix`` (``2^k x 2^k``, any matrix) applied to ``qubits`` of a ``2^n`` state vector.
-
-    The qubits' legs are moved to the front (grouped moves within ``max_ndim``), the state is
-    viewed as a ``2^k x 2^(n-k)`` matrix, multiplied, and the legs are moved back.
 
     Examples
     --------
@@ -23,13 +148,5 @@ def apply_matrix(K: Any, state: Any, matrix: Any, qubits: Sequence[int], num_qub
     >>> apply_matrix(K, np.eye(4, dtype=complex)[0], x, [1], 2).real.tolist()  # |00> -> |01>
     [0.0, 1.0, 0.0, 0.0]
     """
-    legs = tuple(range(num_qubits))
-    front = tuple(qubits) + tuple(q for q in legs if q not in qubits)
-    sizes = {q: 2 for q in legs}
-    max_ndim = K.capabilities.max_ndim
-    k = len(qubits)
-    moved = K.reshape(permute(K, state, permutation_moves(legs, front, sizes, max_ndim)),
-                      (2 ** k, 2 ** (num_qubits - k)))
-    applied = K.matmul(matrix, moved)
-    back = permutation_moves(front, legs, sizes, max_ndim)
-    return K.reshape(permute(K, applied, back), (2 ** num_qubits,))
+    placement = place(tuple(qubits), num_qubits, max_ndim=K.capabilities.max_ndim)
+    return apply_placed(K, state, matrix, placement)

@@ -47,6 +47,7 @@ class ArrayModuleBackend(BackendBase):
                  seed: int | None = None) -> None:
         self.xp = xp
         self.capabilities = capabilities
+        self._max_ndim = capabilities.max_ndim
         super().__init__(dtype)
         self._generator = self.rng(seed)
 
@@ -143,12 +144,16 @@ class ArrayModuleBackend(BackendBase):
         return self.xp.outer(a, b)
 
     def reshape(self, x: Any, shape: Any) -> Any:
+        if type(shape) is tuple and len(shape) <= self._max_ndim and isinstance(x, self.xp.ndarray):
+            return x.reshape(shape)  # the hot path: a method call, no argument normalisation
         return self.xp.reshape(x, self._shape_tuple(shape, "reshape"))
 
     def moveaxis(self, x: Any, source: Any, destination: Any) -> Any:
         return self.xp.moveaxis(x, source, destination)
 
     def transpose(self, x: Any, axes: Sequence[int] | None = None) -> Any:
+        if isinstance(x, self.xp.ndarray) and x.ndim >= 2:
+            return x.transpose(axes) if axes is not None else x.transpose()
         x = self.asarray(x)
         if x.ndim < 2:  # nothing to permute (cuPyNumeric aborts on transposing a 0-d array)
             return x
