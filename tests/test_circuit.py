@@ -98,7 +98,8 @@ def check_results(K, precision, circuit, seed, full):
     n, operations = circuit
     c = build(n, operations)
     expected = reference_state(n, operations)
-    check(K, c.state(), expected, precision)
+    check(K, c.state(method="contraction"), expected, precision)
+    check(K, c.state(method="sweep"), expected, precision)
     index = seed % 2 ** n
     check(K, c.amplitude(index), expected[index], precision)
     rng = np.random.default_rng(seed)
@@ -142,7 +143,8 @@ def test_input_states_and_non_hermitian_expectations(backend_name, circuit, seed
     with tq.use_backend(make_backend(backend_name)) as K:
         c = build(n, operations, inputs=inputs)
         expected = reference_state(n, operations, inputs)
-        check(K, c.state(), expected, "complex128")
+        check(K, c.state(method="contraction"), expected, "complex128")
+        check(K, c.state(method="sweep"), expected, "complex128")
         operator = rng.normal(size=(2, 2)) + 1j * rng.normal(size=(2, 2))
         value = reference_expectation(expected, [(operator, (0,))], n)
         check(K, c.expectation((operator, [0]), hermitian=False), value, "complex128")

@@ -121,11 +121,11 @@ def test_plan_cache_can_be_bounded_and_turned_off():
     try:
         tq.set_plan_cache(enabled=False)
         c = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2)
-        c.state()
-        c.state()
+        c.state(method="contraction")
+        c.state(method="contraction")
         assert tq.plan_cache_info().path_searches == 2 and tq.plan_cache_info().size == 0
         tq.set_plan_cache(maxsize=1, enabled=True)
-        c.state()
+        c.state(method="contraction")
         c.probability()
         c.expectation_ps(z=[0])
         assert tq.plan_cache_info().size == 1
@@ -152,7 +152,7 @@ def test_fifty_qubit_amplitude_and_local_expectation_use_no_dense_state():
     assert 0 < abs(amplitude) < 1 and -1 <= z_middle <= 1
     # the light cone of qubit 25 after depth 10 spans qubits 15..35: a 21-qubit reference
     with pytest.raises(MemoryError):
-        c.state()
+        c.state(method="contraction")
     small = brickwork(12, 4, seed=3)
     reference = reference_state(12, [(op.gate, op.qubits, op.params) for op in small.operations])
     z = np.diag([1, -1])
@@ -267,7 +267,7 @@ def test_custom_path_finder_and_memory_limit():
     tq.clear_plan_cache()
     with tq.use_contractor(finder, memory_limit=2 ** 10):
         c = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2)
-        state = tq.get_backend("numpy").to_numpy(c.state())
+        state = tq.get_backend("numpy").to_numpy(c.state(method="contraction"))
     assert calls == [2 ** 10]
     np.testing.assert_allclose(np.abs(state[[0, 7]]), [2 ** -0.5] * 2)
 
@@ -282,6 +282,6 @@ def test_a_hundred_angle_sets_of_one_structure_search_one_path():
         for q in range(3):
             c.cx(q, q + 1)
         c.rzz(0, 3, rng.uniform(-np.pi, np.pi))
-        c.state()
+        c.state(method="contraction")
     info = tq.plan_cache_info()
     assert (info.path_searches, info.misses, info.hits) == (1, 1, 99)

@@ -28,12 +28,18 @@ from .operations import (
 )
 from .plan import get_plan, run_plan
 from .statevector import apply_matrix
+from .sweep import sweep_state
 from .tracing import Dual, TracingError
 
 __all__ = ["Circuit"]
 
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
 HERMITIAN_TOLERANCE = 1e-8
+#: ``state()`` of at most this many qubits is computed by a block state-vector sweep
+#: (:mod:`tyxonq.circuit.sweep`: a few matmuls over the state, nothing to plan); larger states by
+#: contracting the tensor network, whose path needs fewer passes over the large arrays.
+SWEEP_MAX_QUBITS = 14
+STATE_METHODS = ("auto", "sweep", "contraction")
 _LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
                     "need; use those, or fewer qubits")
 
@@ -145,12 +151,31 @@ class Circuit(GateMethods):
         tensors = bind_tensors(K, plan.network, self._operations, self._input_array(K), **binding)
         return run_plan(plan, K, tensors)
 
-    def state(self) -> Any:
-        """The output state vector, of length ``2**num_qubits`` (qubit 0 most significant)."""
+    def state(self, method: str = "auto") -> Any:
+        """The output state vector, of length ``2**num_qubits`` (qubit 0 most significant).
+
+        ``method``: ``"sweep"`` applies fused blocks of gates to a state vector
+        (:mod:`tyxonq.circuit.sweep`), ``"contraction"`` contracts the circuit's tensor network
+        along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits. Both are
+        exact; they differ only in speed.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> c = tq.Circuit(2).h(0).cx(0, 1)
+        >>> bool(np.allclose(c.state(method="sweep"), c.state(method="contraction")))
+        True
+        """
+        if method not in STATE_METHODS:
+            raise ValueError(f"method={method!r} must be one of {STATE_METHODS}")
         K = get_backend()
         require_memory(K, 2 ** self._num_qubits, f"state() of {self._num_qubits} qubits",
                        _LIGHT_CONE_HINT)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
+        if method == "auto":
+            method = "sweep" if n <= SWEEP_MAX_QUBITS and ops else "contraction"
+        if method == "sweep" and not self._is_traced():
+            return sweep_state(K, n, ops, self._input_array(K))
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
                               "state()")
 

@@ -39,6 +39,9 @@ class Operation:
 
 def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[int, ...]:
     """Qubits as ints in ``[0, num_qubits)``, all distinct, or a ``ValueError``/``TypeError``."""
+    if (all(type(q) is int and 0 <= q < num_qubits for q in qubits)
+            and len(set(qubits)) == len(qubits)):  # the common case, fast
+        return tuple(qubits)
     checked = []
     for qubit in qubits:
         if isinstance(qubit, (bool, np.bool_)) or not isinstance(qubit, (numbers.Integral,)):
@@ -61,6 +64,9 @@ def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
     Backend arrays are checked for shape and dtype only: reading their value would be a host
     round-trip (and is impossible under ``vmap``), so their finiteness is the caller's.
     """
+    kind = type(value)
+    if (kind is float or kind is np.float64) and math.isfinite(value):  # the common case, fast
+        return value
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{gate}: {name}={value!r} must be a real number, not a bool")
     if isinstance(value, Dual):  # a traced parameter (exact gradients without autograd)

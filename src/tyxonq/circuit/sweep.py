@@ -30,8 +30,9 @@ from .gates import _GENERATORS, CONSTANT_MATRICES, DIAGONAL_GATES, gate_derivati
 from .operations import Operation
 from .statevector import Placement, apply_placed, place
 
-__all__ = ["MAX_BLOCK_QUBITS", "SweepBlock", "SweepProgram", "sweep_program", "bind_matrices",
-           "block_operators", "run_sweep", "adjoint_sweep"]
+__all__ = ["MAX_BLOCK_QUBITS", "SweepBlock", "SweepProgram", "sweep_program", "fuse_for_sweep",
+           "bind_matrices", "member_embeddings", "block_operators", "run_sweep", "sweep_state",
+           "zero_state", "adjoint_sweep"]
 
 #: Largest fused block: 16 x 16 matrices keep the per-angle work small while merging a layer of
 #: one-qubit gates and its entanglers into a few passes over the state.
@@ -273,6 +274,22 @@ def run_sweep(K: Any, program: SweepProgram, operators: Sequence[Any], state: An
     return state
 
 
+def sweep_state(K: Any, num_qubits: int, operations: Sequence[Operation], state: Any = None) -> Any:
+    """The state of a circuit by one sweep (``state``: input state, ``None`` for ``|0...0>``).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1))]
+    >>> np.round(sweep_state(K, 2, ops).real, 6).tolist()
+    [0.707107, 0.0, 0.0, 0.707107]
+    """
+    program = sweep_program(num_qubits, operations, K.capabilities.max_ndim)
+    operators = block_operators(K, program, bind_matrices(K, operations))
+    return run_sweep(K, program, operators, zero_state(K, num_qubits) if state is None else state)
+
+
 # -- the adjoint sweep ----------------------------------------------------------------------
 def _transition(K: Any, stacked: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
     """``X[a, b] = sum_rest psi[a, rest] conj(lambda[b, rest])`` over the block's qubits (only its
@@ -341,7 +358,7 @@ def adjoint_sweep(K: Any, operations: Sequence[Operation], num_qubits: int, stat
     max_ndim = K.capabilities.max_ndim
     program = sweep_program(num_qubits, operations, max_ndim)
     matrices = bind_matrices(K, operations)
-    embeddings: dict[int, list[Any]] = {}
+    embeddings: dict[int, list[Any]] = {}  # the members' embedded matrices, for the backward pass
     operators = block_operators(K, program, matrices, embeddings)
     psi = run_sweep(K, program, operators, zero_state(K, num_qubits) if state is None else state)
     lam = apply_observable(K, psi)
