@@ -91,7 +91,7 @@ def plan_cache_info() -> PlanCacheInfo:
     >>> import tyxonq as tq
     >>> tq.clear_plan_cache()
     >>> c = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2)
-    >>> _ = c.amplitude(0); _ = c.amplitude(0)
+    >>> _ = c.state(method="contraction"); _ = c.state(method="contraction")
     >>> info = tq.plan_cache_info()
     >>> info.misses, info.hits, info.path_searches
     (1, 1, 1)
