@@ -18,9 +18,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..numerics import get_backend
+from .adjoint import adjoint_sweep
 from .gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
 from .operations import Operation
-from .sweep import adjoint_sweep
 from .tracing import Dual, TracingError, active_gradient_method
 
 __all__ = ["traced_expectation", "plain_operations"]
