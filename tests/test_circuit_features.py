@@ -255,6 +255,25 @@ def test_cotengra_missing_gives_the_install_command(monkeypatch):
         tq.set_contractor("cotengra")
 
 
+def test_large_networks_also_try_a_hyper_optimised_path(monkeypatch):
+    """Above LARGE_NETWORK_COST the circuit finder adds cotengra's combo path as a candidate."""
+    pytest.importorskip("cotengra")
+    from tyxonq.circuit import paths
+
+    calls = []
+    real = paths.cotengra_path
+    monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "cotengra_path", lambda *args: calls.append(1) or real(*args))
+    params = np.random.default_rng(0).uniform(0, 1, 2 * 5 * 3)
+    circuit = tq.templates.rotation_ladder(5, params, 3)
+    tq.clear_plan_cache()
+    with tq.use_backend("numpy"):
+        state = circuit.state(method="contraction")
+    assert calls == [1]
+    expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
+    np.testing.assert_allclose(state, expected, atol=1e-12)
+
+
 def test_custom_path_finder_and_memory_limit():
     calls = []
 

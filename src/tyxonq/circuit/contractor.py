@@ -15,12 +15,11 @@ from typing import Any, Callable, Iterator
 import opt_einsum
 
 from .._context import ContextualSetting
-from .paths import circuit_path
+from .paths import circuit_path, cotengra_path
 
 __all__ = ["Contractor", "set_contractor", "get_contractor", "use_contractor", "CONTRACTOR_NAMES"]
 
 CONTRACTOR_NAMES = ("circuit", "greedy", "auto", "optimal", "cotengra")
-COTENGRA_REPEATS = 8
 
 
 @dataclass(frozen=True)
@@ -42,24 +41,13 @@ class Contractor:
 
 def _cotengra_finder() -> Callable[..., Any]:
     try:
-        cotengra = importlib.import_module("cotengra")
+        importlib.import_module("cotengra")
     except ImportError as error:
         raise ImportError(
             "set_contractor('cotengra') needs cotengra: pip install 'tyxonq[contract]' "
             f"(or pip install cotengra). The import failed: {error}"
         ) from error
-
-    def find(inputs: Any, output: Any, size_dict: Any, memory_limit: Any = None) -> Any:
-        # "combo" (flops + 64 x bytes written) finds paths that move less memory; each trial costs
-        # ~70 ms here, so the default is modest. For a longer search pass a callable of your own.
-        optimizer = cotengra.HyperOptimizer(
-            methods=["greedy"], max_repeats=COTENGRA_REPEATS, minimize="combo", optlib="random",
-            parallel=False, progbar=False,
-        )
-        ordered = [tuple(sorted(term)) for term in inputs]
-        return optimizer(ordered, tuple(sorted(output)), size_dict, memory_limit)
-
-    return find
+    return cotengra_path
 
 
 def _make_contractor(method: str | Callable[..., Any], memory_limit: int | None) -> Contractor:
