@@ -8,45 +8,40 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .gates import constant, gate_matrix
+from .gates import constant
 from .network import BlockRecipe, Network
 from .operations import Operation
+from .statevector import apply_placed, place
+from .sweep import bind_matrices, neutral
 
 __all__ = ["bind_tensors", "block_matrix"]
 
 
-def _embed(K: Any, gate: Any, gate_qubits: int, block_qubits: int, axes: tuple[int, ...]) -> Any:
-    """A gate on some of a block's qubits as a matrix on all of them (block qubit order)."""
-    if gate_qubits < block_qubits:
-        gate = K.kron(gate, K.eye(2 ** (block_qubits - gate_qubits)))
-    if axes != tuple(range(2 * block_qubits)):
-        dimension = 2 ** block_qubits
-        gate = K.reshape(K.transpose(K.reshape(gate, (2,) * (2 * block_qubits)), axes),
-                         (dimension, dimension))
-    return gate
-
-
-def block_matrix(K: Any, recipe: BlockRecipe, operations: Sequence[Operation]) -> Any:
-    """The product of a block's member gates, embedded in the block's qubits, in circuit order."""
-    matrix = None
-    for member, embedding in zip(recipe.members, recipe.embeddings):
-        operation = operations[member]
-        gate = gate_matrix(K, operation.gate, operation.params, operation.dagger)
-        if embedding is not None:
-            gate = _embed(K, gate, len(operation.qubits), len(recipe.qubits), embedding)
-        matrix = gate if matrix is None else K.matmul(gate, matrix)
-    return matrix
+def block_matrix(K: Any, recipe: BlockRecipe, matrices: Sequence[Any]) -> Any:
+    """The product of a block's member gates (``matrices``: every operation's matrix), in circuit
+    order, each applied to the running product where it acts (no Kronecker products)."""
+    k = len(recipe.qubits)
+    first = recipe.members[0]
+    if len(recipe.members) == 1 and recipe.positions[0] == tuple(range(k)):
+        return matrices[first]
+    max_ndim = K.capabilities.max_ndim
+    product = neutral(K, 2 ** k, False)
+    for member, positions in zip(recipe.members, recipe.positions):
+        product = apply_placed(K, product, matrices[member],
+                               place(positions, k, trail=2 ** k, max_ndim=max_ndim, shape=(2 ** k, 2 ** k)))
+    return product
 
 
 def bind_tensors(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
                  operators: Sequence[Any] = (), bits: Sequence[int] = ()) -> list[Any]:
     """One array per slot of ``network``, in slot order."""
     blocks: dict[int, Any] = {}
+    matrices = bind_matrices(K, operations, sorted({m for b in network.blocks for m in b.members}))
     tensors = []
     for slot in network.slots:
         if slot.kind == "block":
             if slot.index not in blocks:
-                blocks[slot.index] = block_matrix(K, network.blocks[slot.index], operations)
+                blocks[slot.index] = block_matrix(K, network.blocks[slot.index], matrices)
             tensor = blocks[slot.index]
         elif slot.kind == "zero":
             tensor = constant(K, "_ket0")

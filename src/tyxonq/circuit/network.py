@@ -40,11 +40,11 @@ class Slot:
 
 @dataclass(frozen=True)
 class BlockRecipe:
-    """How to build a fused block's matrix: member operations and how each embeds in the block."""
+    """How to build a fused block's matrix: member operations and where each acts in the block."""
 
     qubits: tuple[int, ...]
     members: tuple[int, ...]  # indices into the circuit's operations
-    embeddings: tuple[tuple[int, ...] | None, ...]  # per member: leg permutation, None if exact
+    positions: tuple[tuple[int, ...], ...]  # per member: its qubits as positions in ``qubits``
 
 
 @dataclass
@@ -69,24 +69,14 @@ class _Wires:
         return dict(self.current)
 
 
-def _embedding(operation_qubits: tuple[int, ...], block_qubits: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Axes permuting ``kron(gate, identity on the rest)`` into the block's qubit order."""
-    if operation_qubits == block_qubits:
-        return None
-    order = list(operation_qubits) + [q for q in block_qubits if q not in operation_qubits]
-    k = len(block_qubits)
-    sources = [order.index(q) for q in block_qubits]
-    return tuple(sources + [k + s for s in sources])
-
-
 def _recipes(operations: Sequence[Operation], selected: Sequence[int]) -> list[BlockRecipe]:
     chosen = [operations[i] for i in selected]
     recipes = []
     for block in fuse_operations(chosen):
         qubits = tuple(block.qubits)
         members = tuple(selected[m] for m in block.members)
-        embeddings = tuple(_embedding(operations[m].qubits, qubits) for m in members)
-        recipes.append(BlockRecipe(qubits, members, embeddings))
+        positions = tuple(tuple(qubits.index(q) for q in operations[m].qubits) for m in members)
+        recipes.append(BlockRecipe(qubits, members, positions))
     return recipes
 
 

@@ -85,8 +85,9 @@ def _build_program(num_qubits: int, operations: Sequence[Operation], max_ndim: i
 
 
 # -- binding --------------------------------------------------------------------------------
-def bind_matrices(K: Any, operations: Sequence[Operation]) -> list[Any]:
-    """Every operation's matrix; parametrised gates of one kind are built in one call.
+def bind_matrices(K: Any, operations: Sequence[Operation], wanted: Sequence[int] | None = None) -> list[Any]:
+    """Every operation's matrix (only the ``wanted`` indices', the rest ``None``); parametrised
+    gates of one kind are built in one call.
 
     Examples
     --------
@@ -98,7 +99,8 @@ def bind_matrices(K: Any, operations: Sequence[Operation]) -> list[Any]:
     """
     matrices: list[Any] = [None] * len(operations)
     kinds: dict[tuple[str, bool], list[int]] = {}
-    for index, op in enumerate(operations):
+    for index in range(len(operations)) if wanted is None else wanted:
+        op = operations[index]
         if op.params and op.gate != "unitary":
             kinds.setdefault((op.gate, op.dagger), []).append(index)
         else:
