@@ -30,7 +30,6 @@ from .sweep import (
     backend_constant,
     bind_matrices,
     block_operators,
-    member_placement,
     neutral,
     run_sweep,
     sweep_program,
@@ -98,8 +97,7 @@ def adjoint_sweep(K: Any, operations: Sequence[Operation], num_qubits: int, stat
             factors += [factor for _, factor in generators]
         if b == first:
             break
-        stacked = apply_block(K, stacked, operators[b], program.placement(block, 2, max_ndim),
-                              block.diagonal, adjoint=True)
+        stacked = apply_block(K, stacked, operators[b], block.stacked_placement, block.diagonal, adjoint=True)
     gradient = np.zeros(slot_count)
     if pieces:
         traces = np.asarray(K.to_numpy(K.concatenate(pieces))).reshape(-1)
@@ -149,8 +147,7 @@ def _embed(K: Any, block: SweepBlock, position: int, matrix: Any, max_ndim: int)
         matrix = K.diag(matrix)
     if block.member_qubits[position] == tuple(range(k)):
         return matrix
-    return apply_placed(K, neutral(K, 2 ** k, block.diagonal), matrix,
-                        member_placement(block, position, max_ndim))
+    return apply_placed(K, neutral(K, 2 ** k, block.diagonal), matrix, block.member_placements[position])
 
 
 def _embedded_generators(K: Any, block: SweepBlock, entries: list[Entry], generators: list[Any],

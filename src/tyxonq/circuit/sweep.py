@@ -23,8 +23,7 @@ from .operations import Operation
 from .statevector import Placement, apply_placed, place
 
 __all__ = ["SweepBlock", "SweepProgram", "sweep_program", "bind_matrices", "block_operators",
-           "run_sweep", "sweep_state", "zero_state", "apply_block", "backend_constant",
-           "member_placement", "neutral"]
+           "run_sweep", "sweep_state", "zero_state", "apply_block", "backend_constant", "neutral"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,9 @@ class SweepBlock:
     members: tuple[int, ...]
     member_qubits: tuple[tuple[int, ...], ...]  # each member's qubits as positions in ``qubits``
     diagonal: bool
+    placement: Placement  # on a state vector
+    stacked_placement: Placement  # on a stack of two state vectors
+    member_placements: tuple[Placement, ...]  # each member's, in the block's 2^k-dim space
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,6 @@ class SweepProgram:
 
     num_qubits: int
     blocks: tuple[SweepBlock, ...]
-
-    def placement(self, block: SweepBlock, lead: int, max_ndim: int) -> Placement:
-        return place(block.qubits, self.num_qubits, lead=lead, diagonal=block.diagonal,
-                     max_ndim=max_ndim)
 
 
 _PROGRAMS: dict[tuple, SweepProgram] = {}
@@ -78,9 +76,15 @@ def _build_program(num_qubits: int, operations: Sequence[Operation], max_ndim: i
     blocks = []
     for qubits, members, diagonal in fuse_for_sweep(operations, max_ndim):
         ordered = tuple(sorted(qubits))
+        positions = tuple(tuple(ordered.index(q) for q in operations[m].qubits) for m in members)
+        k = len(ordered)
+        inner = tuple(place(p, k, diagonal=True, max_ndim=max_ndim) if diagonal else
+                      place(p, k, trail=2 ** k, max_ndim=max_ndim, shape=(2 ** k, 2 ** k))
+                      for p in positions)
         blocks.append(SweepBlock(
-            ordered, tuple(members),
-            tuple(tuple(ordered.index(q) for q in operations[m].qubits) for m in members), diagonal))
+            ordered, tuple(members), positions, diagonal,
+            place(ordered, num_qubits, diagonal=diagonal, max_ndim=max_ndim),
+            place(ordered, num_qubits, lead=2, diagonal=diagonal, max_ndim=max_ndim), inner))
     return SweepProgram(num_qubits, tuple(blocks))
 
 
@@ -117,14 +121,6 @@ def bind_matrices(K: Any, operations: Sequence[Operation], wanted: Sequence[int]
     return matrices
 
 
-def member_placement(block: SweepBlock, position: int, max_ndim: int) -> Placement:
-    """Where member ``position`` acts in the block's ``2^k``-dimensional space."""
-    k = len(block.qubits)
-    if block.diagonal:
-        return place(block.member_qubits[position], k, diagonal=True, max_ndim=max_ndim)
-    return place(block.member_qubits[position], k, trail=2 ** k, max_ndim=max_ndim, shape=(2 ** k, 2 ** k))
-
-
 _BACKEND_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -150,7 +146,6 @@ def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
     ``keep`` maps a block index to member positions whose prefix products ``P_g = E_g ... E_1``
     (``E`` a member embedded in the block) go to ``prefixes[index]``, in position order.
     """
-    max_ndim = K.capabilities.max_ndim
     operators = []
     for index, block in enumerate(program.blocks):
         k = len(block.qubits)
@@ -163,7 +158,7 @@ def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
             operator, stored = neutral(K, 2 ** k, block.diagonal), []
             for position, member in enumerate(block.members):
                 matrix = K.diag(matrices[member]) if block.diagonal else matrices[member]
-                operator = apply_placed(K, operator, matrix, member_placement(block, position, max_ndim))
+                operator = apply_placed(K, operator, matrix, block.member_placements[position])
                 if position in wanted:
                     stored.append(operator)
         if wanted:
@@ -189,9 +184,8 @@ def zero_state(K: Any, num_qubits: int) -> Any:
 
 def run_sweep(K: Any, program: SweepProgram, operators: Sequence[Any], state: Any) -> Any:
     """The state after every block of ``program`` applied to ``state`` (shape ``(2^n,)``)."""
-    max_ndim = K.capabilities.max_ndim
     for block, operator in zip(program.blocks, operators):
-        state = apply_block(K, state, operator, program.placement(block, 1, max_ndim), block.diagonal)
+        state = apply_block(K, state, operator, block.placement, block.diagonal)
     return state
 
 
