@@ -191,3 +191,25 @@ def test_energy_gradients_flow_through_both_methods():
             shift[i] = (float(energy(plus, "state")) - float(energy(minus, "state"))) / 2
     np.testing.assert_allclose(K.to_numpy(grads[0]), shift, atol=1e-10)
     assert torch.is_tensor(grads[0])
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_applying_a_sum_matches_its_dense_matrix(backend_name, grouped, data):
+    """H|v> for a random complex v: grouped by flipped qubits (cached diagonals) or term by term."""
+    from tyxonq.operators import state_expectation
+
+    n = data.draw(st.integers(1, 5))
+    h = data.draw(pauli_sums(n))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    vector = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
+    K = make_backend(backend_name)
+    limit = state_expectation.GROUPED_QUBITS
+    state_expectation.GROUPED_QUBITS = limit if grouped else 0
+    try:
+        got = state_expectation.apply_pauli_sum(K, K.asarray(vector), h)
+    finally:
+        state_expectation.GROUPED_QUBITS = limit
+    np.testing.assert_allclose(K.to_numpy(got), dense(h) @ vector, atol=1e-10)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import weakref
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -64,6 +65,7 @@ class PauliSum:
             raise ValueError(f"n_qubits={n_qubits!r} must be a positive int")
         self._n_qubits = int(n_qubits)
         self._terms = collected
+        self._backend_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # grouped diagonals
 
     @staticmethod
     def _validated_string(string: Any, n_qubits: int | None) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 __all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum"]
 
 
@@ -71,10 +73,61 @@ def pauli_sum_expectation(K: Any, state: Any, hamiltonian: Any) -> Any:
     return total
 
 
-def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
-    """``H|state>`` for a PauliSum ``H``."""
-    total = None
+#: Terms sharing their X/Y positions are applied together through one diagonal of ``2^n`` entries
+#: (cached per operator and backend) up to this many qubits; beyond, term by term.
+GROUPED_QUBITS = 18
+
+
+def _diagonal(string: str) -> np.ndarray:
+    """``d`` with ``P|x> = d(x) |x xor mask>`` for a Pauli string ``P``, on the host."""
+    diagonal = np.ones(1, dtype=complex)
+    for letter in string:
+        factor = {"I": (1, 1), "X": (1, 1), "Z": (1, -1), "Y": (1j, -1j)}[letter]
+        diagonal = np.multiply.outer(diagonal, np.asarray(factor, dtype=complex)).reshape(-1)
+    return diagonal
+
+
+def pauli_groups(hamiltonian: Any) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """``H = sum_m flip_m . diag(D_m)``: per set ``m`` of flipped (X/Y) qubits, the summed diagonal
+    ``D_m = sum_t c_t d_t`` of the terms with those flips (host arrays).
+
+    Examples
+    --------
+    >>> from tyxonq import PauliSum
+    >>> [(m, d.real.tolist()) for m, d in pauli_groups(PauliSum([(1.0, "ZI"), (0.5, "IZ"), (2.0, "XI")]))]
+    [((), [1.5, 0.5, -0.5, -1.5]), ((0,), [2.0, 2.0, 2.0, 2.0])]
+    """
+    groups: dict[tuple[int, ...], np.ndarray] = {}
     for coefficient, string in hamiltonian:
-        term = coefficient * apply_pauli_string(K, state, string)
+        mask = tuple(q for q, letter in enumerate(string) if letter in "XY")
+        term = coefficient * _diagonal(string)
+        groups[mask] = groups[mask] + term if mask in groups else term
+    return list(groups.items())
+
+
+def _flip(K: Any, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
+    for qubit in qubits:
+        vector = _flipped(K, vector, n, qubit)
+    return vector
+
+
+def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
+    """``H|state>`` for a PauliSum ``H``: one product with a cached diagonal and one flip per group
+    of terms with the same X/Y positions (up to :data:`GROUPED_QUBITS` qubits), else term by term.
+    """
+    n = hamiltonian.n_qubits
+    if n > GROUPED_QUBITS:
+        total = None
+        for coefficient, string in hamiltonian:
+            term = coefficient * apply_pauli_string(K, state, string)
+            total = term if total is None else total + term
+        return total
+    cache = hamiltonian._backend_cache.setdefault(K, {})
+    dtype = K._dtype_name(K.dtype_of(state))
+    if dtype not in cache:
+        cache[dtype] = [(mask, K.constant(diagonal, dtype)) for mask, diagonal in pauli_groups(hamiltonian)]
+    total = None
+    for mask, diagonal in cache[dtype]:
+        term = _flip(K, diagonal * state, n, mask)
         total = term if total is None else total + term
     return total
