@@ -56,12 +56,10 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     else:
         value = float(K.to_numpy(evaluate(plain)))
         angle_gradients = _parameter_shift(K, plain, slots, evaluate)
-    gradient = np.zeros_like(slots[0][2].gradient, dtype=float)
-    for (_, _, angle), derivative in zip(slots, angle_gradients):
-        if np.iscomplexobj(angle.gradient) or np.iscomplexobj(angle.value):
-            raise TracingError("gate angles must be real functions of the parameters")
-        gradient = gradient + derivative * angle.gradient
-    return Dual(value, gradient)
+    chain = np.stack([angle.gradient for _, _, angle in slots])  # d angle / d parameters
+    if np.iscomplexobj(chain) or any(np.iscomplexobj(angle.value) for _, _, angle in slots):
+        raise TracingError("gate angles must be real functions of the parameters")
+    return Dual(value, np.asarray(angle_gradients, dtype=float) @ chain)
 
 
 def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> list[float]:
