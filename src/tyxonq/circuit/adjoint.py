@@ -23,14 +23,13 @@ from ..numerics import get_backend
 from .executor import permute
 from .gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
 from .operations import Operation
+from .products import backend_constant, neutral
 from .statevector import apply_placed, place
 from .sweep import (
     SweepBlock,
     apply_block,
-    backend_constant,
     bind_matrices,
     block_operators,
-    neutral,
     run_sweep,
     sweep_program,
     zero_state,

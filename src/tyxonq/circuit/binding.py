@@ -11,37 +11,38 @@ from typing import Any, Sequence
 from .gates import constant
 from .network import BlockRecipe, Network
 from .operations import Operation
-from .statevector import apply_placed, place
-from .sweep import bind_matrices, neutral
+from .products import block_products, group_blocks
+from .statevector import place
+from .sweep import bind_matrices
 
-__all__ = ["bind_tensors", "block_matrix"]
+__all__ = ["bind_tensors", "block_matrices"]
 
 
-def block_matrix(K: Any, recipe: BlockRecipe, matrices: Sequence[Any]) -> Any:
-    """The product of a block's member gates (``matrices``: every operation's matrix), in circuit
-    order, each applied to the running product where it acts (no Kronecker products)."""
-    k = len(recipe.qubits)
-    first = recipe.members[0]
-    if len(recipe.members) == 1 and recipe.positions[0] == tuple(range(k)):
-        return matrices[first]
+def block_matrices(K: Any, blocks: Sequence[BlockRecipe], matrices: Sequence[Any],
+                   cache: dict) -> list[Any]:
+    """Every block's matrix (the product of its member gates in circuit order), like blocks
+    multiplied together (:mod:`tyxonq.circuit.products`); shapes are worked out once per
+    network and backend dimension limit, in ``cache``."""
     max_ndim = K.capabilities.max_ndim
-    product = neutral(K, 2 ** k, False)
-    for member, positions in zip(recipe.members, recipe.positions):
-        product = apply_placed(K, product, matrices[member],
-                               place(positions, k, trail=2 ** k, max_ndim=max_ndim, shape=(2 ** k, 2 ** k)))
-    return product
+    if max_ndim not in cache:
+        shapes = []
+        for recipe in blocks:
+            size = 2 ** len(recipe.qubits)
+            shapes.append((False, tuple(place(p, len(recipe.qubits), trail=size, max_ndim=max_ndim,
+                                              shape=(size, size)) for p in recipe.positions)))
+        cache[max_ndim] = (shapes, group_blocks(shapes))
+    shapes, groups = cache[max_ndim]
+    return block_products(K, shapes, [recipe.members for recipe in blocks], groups, matrices)
 
 
 def bind_tensors(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
                  operators: Sequence[Any] = (), bits: Sequence[int] = ()) -> list[Any]:
     """One array per slot of ``network``, in slot order."""
-    blocks: dict[int, Any] = {}
     matrices = bind_matrices(K, operations, sorted({m for b in network.blocks for m in b.members}))
+    blocks = block_matrices(K, network.blocks, matrices, network.shape_cache)
     tensors = []
     for slot in network.slots:
         if slot.kind == "block":
-            if slot.index not in blocks:
-                blocks[slot.index] = block_matrix(K, network.blocks[slot.index], matrices)
             tensor = blocks[slot.index]
         elif slot.kind == "zero":
             tensor = constant(K, "_ket0")

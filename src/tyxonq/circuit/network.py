@@ -52,6 +52,7 @@ class Network:
     slots: list[Slot] = field(default_factory=list)
     output: tuple[int, ...] = ()
     blocks: list[BlockRecipe] = field(default_factory=list)
+    shape_cache: dict = field(default_factory=dict, repr=False)  # for binding: block shapes, groups
 
 
 class _Wires:

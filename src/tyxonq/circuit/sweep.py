@@ -11,19 +11,19 @@ element-wise products for diagonal blocks. :mod:`tyxonq.circuit.adjoint` runs it
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from .fusion import fuse_for_sweep
 from .gates import gate_matrices, gate_matrix
 from .operations import Operation
+from .products import BlockShape, block_products, group_blocks
 from .statevector import Placement, apply_placed, place
 
 __all__ = ["SweepBlock", "SweepProgram", "sweep_program", "bind_matrices", "block_operators",
-           "run_sweep", "sweep_state", "zero_state", "apply_block", "backend_constant", "neutral"]
+           "run_sweep", "sweep_state", "zero_state", "apply_block"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class SweepProgram:
 
     num_qubits: int
     blocks: tuple[SweepBlock, ...]
+    shapes: tuple[BlockShape, ...]  # per block: (diagonal, member placements)
+    groups: tuple[tuple[int, ...], ...]  # blocks multiplied together (same shape)
 
 
 _PROGRAMS: dict[tuple, SweepProgram] = {}
@@ -85,7 +87,8 @@ def _build_program(num_qubits: int, operations: Sequence[Operation], max_ndim: i
             ordered, tuple(members), positions, diagonal,
             place(ordered, num_qubits, diagonal=diagonal, max_ndim=max_ndim),
             place(ordered, num_qubits, lead=2, diagonal=diagonal, max_ndim=max_ndim), inner))
-    return SweepProgram(num_qubits, tuple(blocks))
+    shapes = tuple((block.diagonal, block.member_placements) for block in blocks)
+    return SweepProgram(num_qubits, tuple(blocks), shapes, group_blocks(shapes))
 
 
 # -- binding --------------------------------------------------------------------------------
@@ -121,23 +124,6 @@ def bind_matrices(K: Any, operations: Sequence[Operation], wanted: Sequence[int]
     return matrices
 
 
-_BACKEND_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def backend_constant(K: Any, key: tuple, build: Callable[[], np.ndarray]) -> Any:
-    """A host-built constant converted once per backend (identities, embedded generators)."""
-    per_backend = _BACKEND_CONSTANTS.setdefault(K, {})
-    if key not in per_backend:
-        per_backend[key] = K.constant(build(), K.precision)
-    return per_backend[key]
-
-
-def neutral(K: Any, size: int, diagonal: bool) -> Any:
-    """The identity of a block's space: ``ones(size)`` for diagonals, else ``eye(size)``."""
-    return backend_constant(K, ("neutral", size, diagonal),
-                            lambda: np.ones(size, complex) if diagonal else np.eye(size, dtype=complex))
-
-
 def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
                     keep: dict[int, Sequence[int]] | None = None,
                     prefixes: dict[int, list[Any]] | None = None) -> list[Any]:
@@ -146,25 +132,8 @@ def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
     ``keep`` maps a block index to member positions whose prefix products ``P_g = E_g ... E_1``
     (``E`` a member embedded in the block) go to ``prefixes[index]``, in position order.
     """
-    operators = []
-    for index, block in enumerate(program.blocks):
-        k = len(block.qubits)
-        wanted = keep.get(index, ()) if keep else ()
-        first = matrices[block.members[0]]
-        if len(block.members) == 1 and block.member_qubits[0] == tuple(range(k)):
-            operator = K.diag(first) if block.diagonal else first
-            stored = [operator] if wanted else []
-        else:
-            operator, stored = neutral(K, 2 ** k, block.diagonal), []
-            for position, member in enumerate(block.members):
-                matrix = K.diag(matrices[member]) if block.diagonal else matrices[member]
-                operator = apply_placed(K, operator, matrix, block.member_placements[position])
-                if position in wanted:
-                    stored.append(operator)
-        if wanted:
-            prefixes[index] = stored
-        operators.append(operator)
-    return operators
+    return block_products(K, program.shapes, [block.members for block in program.blocks],
+                          program.groups, matrices, keep, prefixes)
 
 
 def apply_block(K: Any, array: Any, operator: Any, placement: Placement, diagonal: bool,
