@@ -32,7 +32,7 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff over the package, tests and examples."""
     session.install("ruff")
-    session.run("ruff", "check", "src", "tests", "examples-ng", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "examples-ng", "benchmarks", "docs-ng", "noxfile.py")
 
 
 @nox.session(python=False)
@@ -52,6 +52,7 @@ def cupynumeric(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
-    """The benchmark suite (benchmarks/run.py); pass --quick for the smoke run."""
-    python = _venv(session, "bench", TORCH, "-e", ".[torch,examples]")
+    """The benchmark suite (benchmarks/run.py) against the peer simulators of the ``bench`` extra;
+    pass --quick for the smoke run, other arguments go to run.py."""
+    python = _venv(session, "bench", TORCH, "-e", ".[torch,bench]")
     session.run(python, "benchmarks/run.py", *session.posargs, external=True)

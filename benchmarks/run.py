@@ -1,124 +1,103 @@
-"""The benchmark suite: tyxonq's backends on every workload, checked first, then timed.
+"""The benchmark suite: tyxonq (numpy, pytorch) and the installed peer simulators, checked, then timed.
 
-    python benchmarks/run.py [--quick] [--backends numpy pytorch] [--repeat 5] [--threads 2]
+    python benchmarks/run.py [--quick] [--engines tyxonq-numpy qulacs ...] [--workloads ...]
+                             [--sizes 12 ...] [--repeat 5] [--threads 2] [--timeout 600]
+                             [--reference-timeout 3600]
                              [--output benchmarks/results/latest.json]
 
-Each (workload, backend, size) runs in its own process with BLAS/OpenMP/torch threads pinned to
-``--threads``: a warm-up call (timed separately: it holds planning and library start-up), a
-correctness check against a dense NumPy reference (a wrong result is reported, not timed), then
-``--repeat`` timed repetitions (min and median) and the process's peak RSS. The table is printed
-and written as JSON. ``--quick`` is a smoke run with tiny sizes (what CI runs).
+The dense reference of each (workload, size) is computed once, in its own process, before the
+engines run. Each (workload, size, engine) runs in its own process with every thread knob pinned to
+``--threads`` (:mod:`isolation`): a warm-up call (timed separately: planning, compilation,
+library start-up), a check against a dense NumPy reference (a wrong result is reported as WRONG,
+not timed), then ``--repeat`` timed repetitions (min and median) and the process's peak RSS
+(:mod:`measure`). Engines that are not installed, or have no natural way to do a workload, are
+reported and skipped. Prints the full table and a summary (tyxonq vs the fastest peer) and writes
+both as JSON with the machine's description. ``--quick`` is the smoke run with tiny sizes (CI).
 
-Peer simulators are not wired in yet (issue 6); the suite reports tyxonq alone.
+Exit status 1 when a tyxonq result is WRONG or a tyxonq run fails with an error; timeouts and out
+of memory are reported, not failures. Peers' results never fail the run (a peer's WRONG or error
+is in the table and the JSON; "n/a" and "not installed" are skipped).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
-import platform
-import resource
-import statistics
-import subprocess
 import sys
-import time
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from engines import ENGINES, resolve  # noqa: E402
+from isolation import prepare_reference, run_isolated  # noqa: E402
+from report import BENIGN, machine_info, results_table, summarise, summary_table  # noqa: E402
+from specs import SIZES, WORKLOADS  # noqa: E402
 
 
-def measure(name: str, backend: str, size: int, repeat: int) -> dict:
-    """In this process: build, warm up, check, time. Returns a JSON-able record."""
-    sys.path.insert(0, str(HERE))
-    from workloads import TOLERANCE, WORKLOADS
-
-    import tyxonq as tq
-
-    if backend == "pytorch":
-        import torch
-
-        torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
-    tq.set_backend(backend)
-    run, check = WORKLOADS[name](size)
-    start = time.perf_counter()
-    result = run()
-    warmup = time.perf_counter() - start
-    deviation = check(result)
-    record = {"workload": name, "backend": backend, "qubits": size, "warmup_s": warmup,
-              "deviation": deviation, "correct": bool(deviation <= TOLERANCE)}
-    if record["correct"]:
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
-        record.update(min_s=min(times), median_s=statistics.median(times))
-    record["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return record
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, 1 repetition (smoke run)")
+    parser.add_argument("--engines", nargs="+", metavar="ENGINE",
+                        help=f"default: all of {', '.join(ENGINES)} (those not installed are skipped)")
+    parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
+    parser.add_argument("--sizes", nargs="+", type=int, help="qubit counts for every chosen workload")
+    parser.add_argument("--repeat", type=int, default=5, help="timed repetitions after the warm-up")
+    parser.add_argument("--threads", type=int, default=2, help="threads for every engine")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per engine process")
+    parser.add_argument("--reference-timeout", type=float, default=3600,
+                        help="seconds for each dense reference (computed once per workload and size)")
+    parser.add_argument("--output", default=str(HERE / "results" / "latest.json"))
+    return parser.parse_args(argv)
 
 
-def run_isolated(name: str, backend: str, size: int, repeat: int, threads: int) -> dict:
-    environment = dict(os.environ)
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        environment[variable] = str(threads)
-    completed = subprocess.run(
-        [sys.executable, __file__, "--one", name, backend, str(size), str(repeat)],
-        capture_output=True, text=True, env=environment, timeout=3600)
-    if completed.returncode != 0:
-        reason = (completed.stderr.strip().splitlines() or ["?"])[-1]
-        return {"workload": name, "backend": backend, "qubits": size, "error": reason}
-    return json.loads(completed.stdout.strip().splitlines()[-1])
-
-
-def table(records: list[dict]) -> str:
-    lines = [f"{'workload':<22}{'backend':<10}{'qubits':>7}{'min':>11}{'median':>11}"
-             f"{'warm-up':>11}{'peak RSS':>11}  check"]
-    for r in records:
-        if "error" in r:
-            lines.append(f"{r['workload']:<22}{r['backend']:<10}{r['qubits']:>7}  error: {r['error']}")
-            continue
-        timing = (f"{r['min_s'] * 1e3:>9.1f}ms{r['median_s'] * 1e3:>9.1f}ms" if r["correct"]
-                  else f"{'-':>11}{'-':>11}")
-        verdict = f"ok ({r['deviation']:.0e})" if r["correct"] else f"WRONG ({r['deviation']:.1e})"
-        lines.append(f"{r['workload']:<22}{r['backend']:<10}{r['qubits']:>7}{timing}"
-                     f"{r['warmup_s'] * 1e3:>9.1f}ms{r['peak_rss_mib']:>8.0f}MiB  {verdict}")
-    return "\n".join(lines)
+def run_suite(args: argparse.Namespace) -> list[dict]:
+    """Every (workload, size, engine) in turn; each line printed as it finishes."""
+    engines = [e for e in resolve(args.engines) if e.installed()]
+    missing = [e.name for e in resolve(args.engines) if not e.installed()]
+    if missing:
+        print(f"not installed (skipped): {', '.join(missing)}")
+    repeat = 1 if args.quick else args.repeat
+    records = []
+    print(results_table([]), flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-reference-") as reference_dir:
+        for workload in args.workloads:
+            for n in args.sizes or SIZES[workload][1 if args.quick else 0]:
+                users = [e for e in engines if e.supports(workload)]
+                reference = (prepare_reference(workload, n, args.threads, args.reference_timeout,
+                                               reference_dir) if users else {"status": "ok"})
+                for engine in engines:
+                    record = {"workload": workload, "engine": engine.name, "qubits": n}
+                    if engine not in users:
+                        record["status"] = "n/a"
+                    elif reference["status"] != "ok":
+                        record.update(status="no reference", message=f"reference: {reference['status']} "
+                                      f"{reference.get('message', '')}".strip())
+                    else:
+                        record = run_isolated(workload, engine.name, n, repeat, args.threads,
+                                              args.timeout, reference_dir)
+                    records.append(record)
+                    print(results_table([record]).splitlines()[-1], flush=True)
+    return records
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "--one":
-        name, backend, size, repeat = argv[1], argv[2], int(argv[3]), int(argv[4])
-        print(json.dumps(measure(name, backend, size, repeat)))
-        return 0
-    sys.path.insert(0, str(HERE))
-    from workloads import SIZES, WORKLOADS
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, 1 repetition (smoke)")
-    parser.add_argument("--backends", nargs="+", default=["numpy", "pytorch"])
-    parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--output", default=str(HERE / "results" / "latest.json"))
-    args = parser.parse_args(argv)
-    repeat = 1 if args.quick else args.repeat
-    records = []
-    for name in args.workloads:
-        for size in SIZES[name][1 if args.quick else 0]:
-            for backend in args.backends:
-                records.append(run_isolated(name, backend, size, repeat, args.threads))
-                print(table(records[-1:]).splitlines()[-1], flush=True)
-    print("\n" + table(records))
+    args = parse(argv)
+    records = run_suite(args)
+    summary = summarise(records)
+    print("\n" + results_table(records))
+    print("\nSummary (min times; ours/peer below 1: tyxonq faster)\n" + summary_table(summary))
+    engines = resolve(args.engines)
+    machine = machine_info(args.threads, engines, quick=args.quick, repeat=1 if args.quick else args.repeat,
+                           timeout_s=args.timeout,
+                           not_installed=[e.name for e in engines if not e.installed()])
     output = pathlib.Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    machine = {"platform": platform.platform(), "python": platform.python_version(),
-               "cpus": os.cpu_count(), "threads": args.threads, "quick": args.quick}
-    output.write_text(json.dumps({"machine": machine, "results": records}, indent=2))
+    output.write_text(json.dumps({"machine": machine, "results": records, "summary": summary}, indent=2))
     print(f"\nwritten to {output}")
-    bad = [r for r in records if "error" in r or not r.get("correct")]
-    return 1 if bad else 0
+    failed = [r for r in records if r["engine"].startswith("tyxonq") and r["status"] not in BENIGN]
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""tensorcircuit-ng on one backend (``numpy``, ``pytorch`` or ``jax``), complex128, with the
+cotengra contractor (``set_contractor("custom", optimizer=ReusableHyperOptimizer,
+preprocessing=True)``, the ``"cotengra"`` preset of tensorcircuit without a process pool).
+
+- statevector, brickwork (``amplitude`` and ``expectation_ps(z=..., enable_lightcone=True)``) and
+  shallow_amplitude: contracted by that contractor; on jax the whole function of the angles is
+  ``K.jit``-compiled, elsewhere the circuit is built once (like tyxonq's).
+- energies: ``operator_expectation`` with the Hamiltonian as a sparse matrix
+  (``PauliStringSum2COO``), as tensorcircuit's VQE tutorials do.
+- gradients: ``K.value_and_grad`` (``K.jit`` on jax; on pytorch tensorcircuit's ``jit`` is a no-op);
+  numpy has no autodiff: n/a. Adam: ``torch.optim.Adam`` on pytorch, the shared update inside one
+  jitted step on jax. The 64 energies: ``K.vmap`` (``K.jit`` on jax; a loop on numpy).
+
+tensorcircuit's qubit 0 is the most significant bit and its ``rx/ry/rz/rzz`` are ``exp(-iθP/2)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from adam import adam_update
+from specs import Spec
+
+from peers.common import cotengra_optimizer
+
+GRADIENT_WORKLOADS = ("energy_gradient", "adam_vqe_100", "qaoa_gradient")
+CONTRACTIONS = ("statevector", "brickwork_local", "shallow_amplitude")
+SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS
+_PAULI_CODE = {"I": 0, "X": 1, "Y": 2, "Z": 3}
+
+
+def supports(workload: str, backend: str | None) -> bool:
+    if workload in GRADIENT_WORKLOADS:
+        return backend in ("pytorch", "jax")
+    return workload in SUPPORTED
+
+
+def _setup(backend: str) -> Any:
+    import tensorcircuit as tc
+
+    K = tc.set_backend(backend)
+    tc.set_dtype("complex128")
+    tc.set_contractor("custom", optimizer=cotengra_optimizer(), preprocessing=True)
+    return K
+
+
+def _circuit(spec: Spec, params: Any) -> Any:
+    """The spec's circuit on the angles ``params`` (a backend tensor or array)."""
+    import tensorcircuit as tc
+
+    circuit = tc.Circuit(spec.n)
+    for gate in spec.gates:
+        if gate.param is None:
+            getattr(circuit, gate.name)(*gate.qubits)
+        else:
+            getattr(circuit, gate.name)(*gate.qubits, theta=gate.scale * params[gate.param])
+    return circuit
+
+
+def _contract(spec: Spec, circuit: Any) -> Any:
+    """The result of a contraction workload (state, amplitude and <Z>, or amplitude)."""
+    if spec.workload == "statevector":
+        return circuit.state()
+    amplitude = circuit.amplitude("0" * spec.n)
+    if spec.workload == "shallow_amplitude":
+        return amplitude
+    return amplitude, circuit.expectation_ps(z=[spec.observed], enable_lightcone=True)
+
+
+def _energy(spec: Spec, K: Any) -> Callable[[Any], Any]:
+    import tensorcircuit as tc
+
+    structures = [[_PAULI_CODE[letter] for letter in pauli] for _, pauli in spec.hamiltonian]
+    with tc.runtime_backend("numpy"):  # on pytorch, PauliStringSum2COO fails (tensorcircuit-ng 1.10)
+        matrix = tc.quantum.PauliStringSum2COO(structures, [c for c, _ in spec.hamiltonian]).tocoo()
+    hamiltonian = K.coo_sparse_matrix(np.stack([matrix.row, matrix.col], 1), matrix.data, matrix.shape)
+
+    def energy(params: Any) -> Any:
+        return K.real(tc.templates.measurements.operator_expectation(_circuit(spec, params), hamiltonian))
+
+    return energy
+
+
+def _adam(spec: Spec, K: Any, energy: Callable, backend: str) -> Callable[[], Any]:
+    """``spec.steps`` Adam steps; returns the last evaluated point and its energy."""
+    if backend == "pytorch":
+        import torch
+
+        def torch_run() -> tuple[np.ndarray, float]:
+            params = torch.tensor(spec.params, dtype=torch.float64, requires_grad=True)
+            optimizer = torch.optim.Adam([params], lr=spec.learning_rate)
+            for _ in range(spec.steps):
+                point = params.detach().clone()
+                optimizer.zero_grad()
+                value = energy(params)
+                value.backward()
+                optimizer.step()
+            return point.numpy(), float(value.detach())
+
+        return torch_run
+    import jax.numpy as jnp
+
+    value_and_grad = K.value_and_grad(energy)
+
+    @K.jit
+    def step(x: Any, first: Any, second: Any, count: Any) -> tuple[Any, ...]:
+        value, gradient = value_and_grad(x)
+        return (*adam_update(x, gradient, first, second, count, spec.learning_rate, xp=jnp), value)
+
+    def jax_run() -> tuple[np.ndarray, float]:
+        x = jnp.asarray(spec.params)
+        first, second = jnp.zeros_like(x), jnp.zeros_like(x)
+        for count in range(1, spec.steps + 1):
+            point = x
+            x, first, second, value = step(x, first, second, jnp.asarray(count, dtype=jnp.float64))
+        return np.asarray(point), float(value)
+
+    return jax_run
+
+
+def _blocking(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` that waits for jax's asynchronous results (so their time is measured)."""
+    import jax
+
+    return lambda *args: jax.block_until_ready(function(*args))
+
+
+def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    K = _setup(backend)
+    numpy = K.numpy
+    jit = backend == "jax"
+    params = K.convert_to_tensor(spec.params)
+    if spec.workload in CONTRACTIONS:
+        if jit:  # the whole function of the angles, compiled
+            compiled = _blocking(K.jit(lambda angles: _contract(spec, _circuit(spec, angles))))
+            run = lambda: compiled(params)  # noqa: E731
+        else:  # the circuit built once, like tyxonq's
+            circuit = _circuit(spec, params)
+            run = lambda: _contract(spec, circuit)  # noqa: E731
+        if spec.workload == "brickwork_local":
+            return run, lambda r: (complex(numpy(r[0])), float(np.real(numpy(r[1]))))
+        return run, (numpy if spec.workload == "statevector" else lambda r: complex(numpy(r)))
+    energy = _energy(spec, K)
+    if spec.workload == "batched_energies_64":
+        batched = K.vmap(energy)
+        batched = _blocking(K.jit(batched)) if jit else batched
+        return (lambda: batched(params)), numpy
+    if spec.workload in ("energy_gradient", "qaoa_gradient"):
+        value_and_grad = K.value_and_grad(energy)
+        value_and_grad = _blocking(K.jit(value_and_grad)) if jit else value_and_grad
+        return (lambda: value_and_grad(params)), lambda r: (float(numpy(r[0])), numpy(r[1]))
+    if spec.workload == "adam_vqe_100":
+        return _adam(spec, K, energy, backend), lambda r: r
+    raise ValueError(f"tensorcircuit has no workload {spec.workload!r}")

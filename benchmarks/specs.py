@@ -1,0 +1,226 @@
+"""The benchmark workloads as backend-neutral specifications: exact gates, angles, seeds, sizes.
+
+Every engine (tyxonq on each backend, every peer simulator) builds its workload from the
+:class:`Spec` that :func:`make_spec` returns, and :mod:`reference` computes the expected result
+from the same spec with dense NumPy. Nothing here imports tyxonq or a peer.
+
+Conventions (every engine follows them; the reference defines them):
+
+- qubit 0 is the most significant bit of a state index (tyxonq, pennylane, tensorcircuit, quimb);
+- ``rx/ry/rz(θ) = exp(-iθP/2)``, ``rzz(θ) = exp(-iθ Z⊗Z/2)``, ``cx(control, target)``, ``cz``, ``h``;
+- a gate's angle is ``scale * params[param]`` (``param`` None: a fixed gate);
+- a Hamiltonian is a tuple of ``(coefficient, pauli_string)`` with letter ``q`` acting on qubit ``q``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+SEED = 2026
+#: largest deviation from the dense reference that still counts as correct
+TOLERANCE = 1e-8
+
+#: workload name -> one-line description (the order is the suite's order)
+WORKLOADS = {
+    "statevector": "state of a 10-layer RX·RZ + CNOT-ladder circuit",
+    "energy_gradient": "TFIM energy + full gradient, 4-layer RY·RZ + CNOT-ladder ansatz",
+    "adam_vqe_100": "100 Adam steps (lr 0.05) on the TFIM ansatz",
+    "batched_energies_64": "TFIM energies of 64 parameter sets in one batch",
+    "qaoa_gradient": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 3",
+    "brickwork_local": "depth-10 RY + CZ brickwork: <0...0|psi> and <Z_middle>",
+}
+
+#: full and --quick sizes (qubits) per workload
+SIZES = {
+    "statevector": ((16, 20, 22), (10,)),
+    "energy_gradient": ((8, 12, 16), (6,)),
+    "adam_vqe_100": ((12,), (6,)),
+    "batched_energies_64": ((10,), (6,)),
+    "qaoa_gradient": ((16,), (8,)),
+    "brickwork_local": ((50,), (24,)),
+}
+
+#: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
+SCALING = {
+    "statevector": ("state of the 10-layer RX·RZ + CNOT ladder", tuple(range(10, 27, 2)), (8, 10, 12)),
+    "shallow_amplitude": ("<0...0|psi> of a depth-8 RY + CZ brickwork", tuple(range(20, 101, 10)), (20, 30)),
+}
+
+LADDER_LAYERS = 10
+ANSATZ_LAYERS = 4
+ANSATZ_ROTATIONS = ("ry", "rz")
+BATCH = 64
+ADAM_STEPS = 100
+LEARNING_RATE = 0.05
+QAOA_LAYERS = 3
+BRICKWORK_DEPTH = 10
+SHALLOW_DEPTH = 8
+
+
+class Gate(NamedTuple):
+    """One gate: its angle is ``scale * params[param]``; ``param`` None for fixed gates."""
+
+    name: str
+    qubits: tuple[int, ...]
+    param: int | None = None
+    scale: float = 1.0
+
+
+@dataclass(eq=False)
+class Spec:
+    """Everything an engine needs to run one workload at one size.
+
+    Attributes
+    ----------
+    workload, n : str, int
+        Workload name and number of qubits.
+    gates : tuple of Gate
+        The circuit; angles index ``params`` (the last axis of a batch).
+    params : numpy.ndarray
+        Angles: the circuit's (statevector, brickwork), the point to differentiate at
+        (gradients), the starting point (Adam) or ``(BATCH, P)`` parameter sets (batch).
+    hamiltonian : tuple of (float, str)
+        Observable of the energy workloads.
+    steps, learning_rate : int, float
+        Adam iterations and step size (``adam_vqe_100``).
+    layers : int
+        Layers of the template the gates come from (ladder, ansatz, QAOA p, brickwork depth).
+    edges : tuple of (int, int, float)
+        QAOA graph edges with weights.
+    observed : int
+        Qubit of ``<Z>`` (``brickwork_local``).
+    """
+
+    workload: str
+    n: int
+    gates: tuple[Gate, ...]
+    params: np.ndarray
+    hamiltonian: tuple[tuple[float, str], ...] = ()
+    steps: int = 0
+    learning_rate: float = 0.0
+    layers: int = 0
+    edges: tuple[tuple[int, int, float], ...] = ()
+    observed: int = 0
+
+    @property
+    def num_params(self) -> int:
+        return int(self.params.shape[-1])
+
+
+# -- circuits -------------------------------------------------------------------------------
+def rotation_ladder(n: int, layers: int) -> list[Gate]:
+    """``layers`` times RX·RZ on every qubit, then a CNOT ladder (= ``tq.templates.rotation_ladder``)."""
+    gates = []
+    for layer in range(layers):
+        for q in range(n):
+            index = 2 * (layer * n + q)
+            gates += [Gate("rx", (q,), index), Gate("rz", (q,), index + 1)]
+        gates += [Gate("cx", (q, q + 1)) for q in range(n - 1)]
+    return gates
+
+
+def hardware_efficient(n: int, layers: int, rotations: tuple[str, ...] = ANSATZ_ROTATIONS) -> list[Gate]:
+    """Rotations on every qubit, then ``layers`` times a CNOT ladder and rotations
+    (= ``tq.templates.hardware_efficient``: parameters qubit by qubit, rotation by rotation)."""
+    gates: list[Gate] = []
+    count = 0
+
+    def rotate() -> None:
+        nonlocal count
+        for q in range(n):
+            for rotation in rotations:
+                gates.append(Gate(rotation, (q,), count))
+                count += 1
+
+    rotate()
+    for _ in range(layers):
+        gates.extend(Gate("cx", (q, q + 1)) for q in range(n - 1))
+        rotate()
+    return gates
+
+
+def ansatz_size(n: int, layers: int = ANSATZ_LAYERS) -> int:
+    return n * len(ANSATZ_ROTATIONS) * (layers + 1)
+
+
+def qaoa(n: int, edges: tuple[tuple[int, int, float], ...], layers: int) -> list[Gate]:
+    """H on every qubit, then per layer ``RZZ(γ_l·w)`` on every edge and ``RX(2β_l)`` on every qubit;
+    parameters ``[γ_0..γ_{p-1}, β_0..β_{p-1}]`` (= ``tq.templates.qaoa``)."""
+    gates = [Gate("h", (q,)) for q in range(n)]
+    for layer in range(layers):
+        gates += [Gate("rzz", (a, b), layer, w) for a, b, w in edges]
+        gates += [Gate("rx", (q,), layers + layer, 2.0) for q in range(n)]
+    return gates
+
+
+def brickwork(n: int, depth: int) -> list[Gate]:
+    """``depth`` layers of RY on every qubit, then CZ on alternating neighbour pairs
+    (= ``tq.templates.brickwork``)."""
+    gates = []
+    for layer in range(depth):
+        gates += [Gate("ry", (q,), layer * n + q) for q in range(n)]
+        gates += [Gate("cz", (q, q + 1)) for q in range(layer % 2, n - 1, 2)]
+    return gates
+
+
+# -- Hamiltonians ---------------------------------------------------------------------------
+def _pauli(n: int, letters: dict[int, str]) -> str:
+    return "".join(letters.get(q, "I") for q in range(n))
+
+
+def tfim(n: int) -> tuple[tuple[float, str], ...]:
+    """Open transverse-field Ising chain ``-Σ Z_i Z_{i+1} - Σ X_i`` (= ``tq.hamiltonians.tfim``)."""
+    return tuple([(-1.0, _pauli(n, {q: "Z", q + 1: "Z"})) for q in range(n - 1)]
+                 + [(-1.0, _pauli(n, {q: "X"})) for q in range(n)])
+
+
+def maxcut(n: int, edges: tuple[tuple[int, int, float], ...]) -> tuple[tuple[float, str], ...]:
+    """``Σ w/2 Z_i Z_j`` over the edges (= ``tq.hamiltonians.maxcut``)."""
+    return tuple((w / 2, _pauli(n, {a: "Z", b: "Z"})) for a, b, w in edges)
+
+
+def regular_graph_edges(n: int, degree: int = 3, seed: int = SEED) -> tuple[tuple[int, int, float], ...]:
+    """Edges (weight 1) of networkx's ``random_regular_graph(degree, n, seed)``."""
+    import networkx as nx
+
+    graph = nx.random_regular_graph(degree, n, seed=seed)
+    return tuple((int(a), int(b), 1.0) for a, b in graph.edges)
+
+
+# -- the specs ------------------------------------------------------------------------------
+def _uniform(low: float, high: float, shape: tuple[int, ...]) -> np.ndarray:
+    return np.random.default_rng(SEED).uniform(low, high, shape)
+
+
+def make_spec(workload: str, n: int) -> Spec:
+    """The exact workload ``workload`` at ``n`` qubits."""
+    if workload == "statevector":
+        return Spec(workload, n, tuple(rotation_ladder(n, LADDER_LAYERS)),
+                    _uniform(0, 2 * np.pi, (2 * n * LADDER_LAYERS,)), layers=LADDER_LAYERS)
+    if workload in ("energy_gradient", "adam_vqe_100", "batched_energies_64"):
+        gates = tuple(hardware_efficient(n, ANSATZ_LAYERS))
+        size = ansatz_size(n)
+        if workload == "energy_gradient":
+            params = _uniform(-np.pi, np.pi, (size,))
+        elif workload == "adam_vqe_100":
+            params = 0.1 * _uniform(-np.pi, np.pi, (size,))
+        else:
+            params = _uniform(-np.pi, np.pi, (BATCH, size))
+        return Spec(workload, n, gates, params, tfim(n), layers=ANSATZ_LAYERS,
+                    steps=ADAM_STEPS if workload == "adam_vqe_100" else 0,
+                    learning_rate=LEARNING_RATE if workload == "adam_vqe_100" else 0.0)
+    if workload == "qaoa_gradient":
+        edges = regular_graph_edges(n)
+        params = np.concatenate([np.linspace(0.1, 0.7, QAOA_LAYERS), np.linspace(0.7, 0.1, QAOA_LAYERS)])
+        return Spec(workload, n, tuple(qaoa(n, edges, QAOA_LAYERS)), params, maxcut(n, edges),
+                    layers=QAOA_LAYERS, edges=edges)
+    if workload == "brickwork_local":
+        return Spec(workload, n, tuple(brickwork(n, BRICKWORK_DEPTH)),
+                    _uniform(0, np.pi, (n * BRICKWORK_DEPTH,)), layers=BRICKWORK_DEPTH, observed=n // 2)
+    if workload == "shallow_amplitude":
+        return Spec(workload, n, tuple(brickwork(n, SHALLOW_DEPTH)), _uniform(0, np.pi, (n * SHALLOW_DEPTH,)),
+                    layers=SHALLOW_DEPTH)
+    raise ValueError(f"unknown workload {workload!r}; known: {', '.join(WORKLOADS)}, {', '.join(SCALING)}")

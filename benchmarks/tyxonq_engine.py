@@ -1,0 +1,91 @@
+"""tyxonq on one backend (``numpy`` or ``pytorch``): every workload, built from its spec through
+the public API the way a user writes it (``tq.templates``, ``tq.hamiltonians``,
+``tq.value_and_grad``, ``tq.optimize.minimize``, ``tq.vectorize_or_fallback``).
+
+``build(spec, backend)`` returns ``(run, canonical)``: ``run()`` is the timed work, ``canonical``
+turns its result into the reference's form (untimed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from specs import ANSATZ_ROTATIONS, Spec
+
+WORKLOADS = ("statevector", "energy_gradient", "adam_vqe_100", "batched_energies_64", "qaoa_gradient",
+             "brickwork_local", "shallow_amplitude")
+
+
+def supports(workload: str, backend: str | None) -> bool:
+    return workload in WORKLOADS
+
+
+def _tfim_energy(spec: Spec) -> Callable[[Any], Any]:
+    import tyxonq as tq
+
+    hamiltonian = tq.hamiltonians.tfim(spec.n)
+
+    def energy(params: Any) -> Any:
+        return tq.templates.hardware_efficient(spec.n, params, spec.layers, ANSATZ_ROTATIONS).expectation(
+            hamiltonian)
+
+    return energy
+
+
+def _qaoa_energy(spec: Spec) -> Callable[[Any], Any]:
+    import networkx as nx
+
+    import tyxonq as tq
+
+    graph = nx.Graph()
+    graph.add_nodes_from(range(spec.n))
+    graph.add_weighted_edges_from(spec.edges)
+    hamiltonian = tq.hamiltonians.maxcut(graph)
+    p = spec.layers
+
+    def energy(params: Any) -> Any:
+        return tq.templates.qaoa(graph, params[:p], params[p:]).expectation(hamiltonian)
+
+    return energy
+
+
+def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """The timed call and the conversion of its result for ``spec`` on tyxonq's ``backend``."""
+    import tyxonq as tq
+
+    tq.set_backend(backend)
+    K = tq.get_backend()
+    numpy = K.to_numpy
+
+    if spec.workload == "statevector":
+        circuit = tq.templates.rotation_ladder(spec.n, spec.params, spec.layers)
+        return circuit.state, numpy
+    if spec.workload in ("energy_gradient", "qaoa_gradient"):
+        energy = _tfim_energy(spec) if spec.workload == "energy_gradient" else _qaoa_energy(spec)
+        value_and_grad = tq.value_and_grad(energy)
+        params = K.asarray(spec.params)
+        return (lambda: value_and_grad(params)), (lambda r: (float(numpy(r[0])), numpy(r[1])))
+    if spec.workload == "adam_vqe_100":
+        energy = _tfim_energy(spec)
+
+        def optimise() -> Any:
+            return tq.optimize.minimize(energy, spec.params, method="adam", maxiter=spec.steps,
+                                        learning_rate=spec.learning_rate, tol=0.0, progress=False)
+
+        return optimise, lambda r: (r.history_x[-1], r.history_fun[-1])
+    if spec.workload == "batched_energies_64":
+        batched = tq.vectorize_or_fallback(_tfim_energy(spec))
+        params = K.asarray(spec.params)
+        return (lambda: batched(params)), numpy
+    if spec.workload == "brickwork_local":
+        circuit = tq.templates.brickwork(spec.n, spec.params, spec.layers)
+        zeros = "0" * spec.n
+
+        def local() -> Any:
+            return circuit.amplitude(zeros), circuit.expectation_ps(z=[spec.observed])
+
+        return local, lambda r: (complex(numpy(r[0])), float(numpy(r[1])))
+    if spec.workload == "shallow_amplitude":
+        circuit, zeros = tq.templates.brickwork(spec.n, spec.params, spec.layers), "0" * spec.n
+        return (lambda: circuit.amplitude(zeros)), lambda r: complex(numpy(r))
+    raise ValueError(f"tyxonq has no workload {spec.workload!r}")
