@@ -139,7 +139,7 @@ def _generator(K: Any, op: Operation, index: int, matrix: Any) -> tuple[Any, com
     return K.matmul(derivative, K.conj(K.transpose(matrix))), 1.0
 
 
-def _embed(K: Any, block: SweepBlock, position: int, matrix: Any, max_ndim: int) -> Any:
+def _embed(K: Any, block: SweepBlock, position: int, matrix: Any) -> Any:
     """A member's matrix on all of the block's qubits (its diagonal, for a diagonal block)."""
     k = len(block.qubits)
     if block.diagonal:
@@ -158,7 +158,7 @@ def _embedded_generators(K: Any, block: SweepBlock, entries: list[Entry], genera
         key = ("generators", block.qubits, block.member_qubits, block.diagonal, max_ndim,
                tuple((entry[0], g) for entry, g in zip(entries, generators)))
         return backend_constant(K, key, lambda: np.stack([
-            np.asarray(_embed(host, block, entry[0], CONSTANT_MATRICES[g], max_ndim))
+            np.asarray(_embed(host, block, entry[0], CONSTANT_MATRICES[g]))
             for entry, g in zip(entries, generators)]))
-    return K.stack([_embed(K, block, entry[0], constant(K, g) if isinstance(g, str) else g, max_ndim)
+    return K.stack([_embed(K, block, entry[0], constant(K, g) if isinstance(g, str) else g)
                     for entry, g in zip(entries, generators)])

@@ -78,12 +78,15 @@ def pauli_sum_expectation(K: Any, state: Any, hamiltonian: Any) -> Any:
 GROUPED_QUBITS = 18
 
 
+_BIT_FACTORS = {letter: np.asarray(factors, dtype=complex)
+                for letter, factors in {"I": (1, 1), "X": (1, 1), "Z": (1, -1), "Y": (1j, -1j)}.items()}
+
+
 def _diagonal(string: str) -> np.ndarray:
     """``d`` with ``P|x> = d(x) |x xor mask>`` for a Pauli string ``P``, on the host."""
     diagonal = np.ones(1, dtype=complex)
     for letter in string:
-        factor = {"I": (1, 1), "X": (1, 1), "Z": (1, -1), "Y": (1j, -1j)}[letter]
-        diagonal = np.multiply.outer(diagonal, np.asarray(factor, dtype=complex)).reshape(-1)
+        diagonal = np.multiply.outer(diagonal, _BIT_FACTORS[letter]).reshape(-1)
     return diagonal
 
 
