@@ -109,6 +109,21 @@ def test_qaoa_scaled_angles_on_non_autograd_backends(backend_name, method):
         np.testing.assert_allclose(K.to_numpy(gradient), expected.numpy(), atol=1e-10)
 
 
+@pytest.mark.parametrize("backend_name", ["numpy", "cupynumeric-logic", "cupynumeric"])
+@pytest.mark.parametrize("method", ["adjoint", "parameter-shift"])
+def test_an_objective_that_is_a_backend_constant_has_a_zero_gradient(backend_name, method):
+    """A zero Hamiltonian's light-cone value is a backend scalar, not a traced one (on cuPyNumeric
+    it is a cuPyNumeric 0-d array): value 0, gradient 0, no error."""
+    zero = tq.PauliSum([(0.0, "III")], 3)
+
+    def energy(params):
+        return tq.Circuit(3).rx(0, params[0]).cx(0, 2).expectation(zero, method="lightcone")
+
+    with tq.use_backend(make_backend(backend_name)) as K:
+        value, gradient = tq.value_and_grad(energy, method=method)(np.array([0.4]))
+        assert float(value) == 0.0 and K.to_numpy(gradient).tolist() == [0.0]
+
+
 def test_default_methods_and_several_arguments():
     def f(a, b):
         c = tq.Circuit(2).ry(0, a).rx(1, b[0] - b[1]).cx(0, 1)

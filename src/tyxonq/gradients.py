@@ -128,7 +128,7 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     with gradient_method(method):
         output = fn(*traced_args, **kwargs)
     result, aux = split_value_and_aux(output, has_aux)
-    result = _scalar_dual(result, total)
+    result = _scalar_dual(K, result, total)
     gradients, offset = [], 0
     for value in values:
         piece = result.gradient[offset: offset + value.size].reshape(value.shape)
@@ -139,7 +139,9 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     return output_value, gradients[0] if single else tuple(gradients)
 
 
-def _scalar_dual(result: Any, total: int) -> Dual:
+def _scalar_dual(K: Any, result: Any, total: int) -> Dual:
+    if not isinstance(result, Dual) and K.is_array(result):
+        result = np.asarray(K.to_numpy(result))  # a constant on the backend (cuPyNumeric, ...)
     if isinstance(result, np.ndarray):
         if result.size != 1:
             raise ValueError(f"value_and_grad needs fn to return a scalar; got shape {result.shape}")
