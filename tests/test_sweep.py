@@ -22,16 +22,9 @@ from tyxonq.circuit.sweep import (
 )
 
 
-@settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 7), data=st.data())
-def test_placements_apply_like_the_reference(n, data):
-    """Every placement kind, qubit order, lead/trail size and dimension limit."""
-    k = data.draw(st.integers(1, min(3, n)))
-    qubits = tuple(data.draw(st.permutations(range(n)))[:k])
-    lead, trail = data.draw(st.sampled_from([1, 2, 3])), data.draw(st.sampled_from([1, 2, 4]))
-    diagonal = data.draw(st.booleans())
-    max_ndim = data.draw(st.sampled_from([6, 64]))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+def check_placement(n, qubits, lead, trail, diagonal, max_ndim, seed):
+    k = len(qubits)
+    rng = np.random.default_rng(seed)
     array = rng.normal(size=(lead, 2 ** n, trail)) + 1j * rng.normal(size=(lead, 2 ** n, trail))
     matrix = rng.normal(size=(2 ** k, 2 ** k)) + 1j * rng.normal(size=(2 ** k, 2 ** k))
     if diagonal:
@@ -44,6 +37,24 @@ def test_placements_apply_like_the_reference(n, data):
     expected = np.stack([np.stack([apply(array[i, :, j], matrix, qubits, n) for j in range(trail)], -1)
                          for i in range(lead)])
     np.testing.assert_allclose(got, expected, atol=1e-12)
+    return placement
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 7), data=st.data())
+def test_placements_apply_like_the_reference(n, data):
+    """Every placement kind, qubit order, lead/trail size and dimension limit."""
+    k = data.draw(st.integers(1, min(3, n)))
+    qubits = tuple(data.draw(st.permutations(range(n)))[:k])
+    lead, trail = data.draw(st.sampled_from([1, 2, 3])), data.draw(st.sampled_from([1, 2, 4]))
+    check_placement(n, qubits, lead, trail, data.draw(st.booleans()), data.draw(st.sampled_from([6, 64])),
+                    data.draw(st.integers(0, 2 ** 16)))
+
+
+def test_a_diagonal_past_the_dimension_limit_on_unordered_qubits():
+    """Found by the test above: a diagonal that needs more than max_ndim axes is applied as a full
+    matrix, so its qubit-order permutation must be the full matrix's (it was the diagonal's)."""
+    assert check_placement(5, (2, 0, 4), 2, 2, True, 6, 0).kind == "moves"
 
 
 @pytest.mark.parametrize("backend_name", BACKEND_IDS)

@@ -61,16 +61,14 @@ def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 
         shape = (2 ** num_qubits,) if lead == trail == 1 else (lead, 2 ** num_qubits * trail)
     ordered = tuple(sorted(qubits))
     order = [qubits.index(q) for q in ordered]
-    if order == list(range(k)):
-        axes = None
-    elif diagonal:
-        axes = tuple(order)
-    else:
-        axes = tuple(order) + tuple(k + i for i in order)
+    in_order = order == list(range(k))
     if diagonal:
         view, factor = _diagonal_view(ordered, num_qubits, lead, trail)
         if len(view) <= max_ndim:
-            return Placement("diagonal", shape, view, factor, axes, size=2 ** k)
+            return Placement("diagonal", shape, view, factor, None if in_order else tuple(order),
+                             size=2 ** k)
+    # every other kind takes the full matrix (a diagonal past max_ndim too)
+    axes = None if in_order else tuple(order) + tuple(k + i for i in order)
     if ordered == tuple(range(ordered[0], ordered[0] + k)):
         left = lead * 2 ** ordered[0]
         right = 2 ** (num_qubits - ordered[-1] - 1) * trail
