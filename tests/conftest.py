@@ -14,7 +14,7 @@ import pytest
 from limitations import declared_limitation
 from tyxonq.numerics import CuPyNumericBackend, NumpyBackend
 
-BACKEND_IDS = ("numpy", "pytorch", "cupynumeric", "cupynumeric-logic")
+BACKEND_IDS = ("numpy", "pytorch", "cupynumeric", "cupynumeric-logic", "jax")
 
 
 def make_backend(backend_id: str, **options):
@@ -29,6 +29,11 @@ def make_backend(backend_id: str, **options):
     if backend_id == "cupynumeric":
         pytest.importorskip("cupynumeric", exc_type=ImportError)
         return CuPyNumericBackend(**options)
+    if backend_id == "jax":
+        pytest.importorskip("jax")
+        from tyxonq.numerics import JaxBackend
+
+        return JaxBackend(**options)
     if backend_id == "cupynumeric-logic":
         return CuPyNumericBackend(module=np, **options)
     raise ValueError(backend_id)

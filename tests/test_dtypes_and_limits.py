@@ -56,8 +56,9 @@ def test_capabilities_are_frozen_data(K, backend_id):
     caps = K.capabilities
     with pytest.raises(dataclasses.FrozenInstanceError):
         caps.vmap = "native"
-    assert caps.autodiff == ("autograd" if backend_id == "pytorch" else "finite-difference")
-    assert caps.vmap == ("native" if backend_id == "pytorch" else "loop")
+    transforms = backend_id in ("pytorch", "jax")
+    assert caps.autodiff == ("autograd" if transforms else "finite-difference")
+    assert caps.vmap == ("native" if transforms else "loop")
     assert caps.distributed == backend_id.startswith("cupynumeric")
     assert caps.max_ndim == (6 if backend_id.startswith("cupynumeric") else 64)
     assert caps.device in caps.devices

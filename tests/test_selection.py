@@ -64,8 +64,8 @@ def test_set_backend_accepts_an_instance_but_not_instance_plus_options():
 
 
 def test_unknown_name_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="'numpy', 'pytorch', 'cupynumeric'"):
-        tq.set_backend("jax")
+    with pytest.raises(ValueError, match="'numpy', 'pytorch', 'cupynumeric', 'jax'"):
+        tq.set_backend("tensorflow")
     with pytest.raises(TypeError):
         tq.set_backend(42)
 
@@ -86,6 +86,19 @@ def test_missing_library_raises_importerror_with_pip_command():
     result = run_python(code)
     assert "BackendNotInstalledError" in result.stdout, result.stderr
     assert 'pip install "torch==2.13.0"' in result.stdout
+
+
+def test_missing_jax_raises_importerror_with_pip_command():
+    code = (
+        "import sys; sys.modules['jax'] = None\n"
+        "import tyxonq as tq\n"
+        "try:\n    tq.set_backend('jax')\n"
+        "except ImportError as e:\n"
+        "    print(type(e).__name__, '|', e)\n"
+    )
+    result = run_python(code)
+    assert "BackendNotInstalledError" in result.stdout, result.stderr
+    assert 'pip install "tyxonq[jax]"' in result.stdout
 
 
 def test_import_tyxonq_needs_only_numpy_and_opt_einsum():

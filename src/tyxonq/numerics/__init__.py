@@ -1,9 +1,10 @@
-"""tyxonq's numerics core: one :class:`ArrayBackend` protocol, three backends, and transforms.
+"""tyxonq's numerics core: one :class:`ArrayBackend` protocol, four backends, and transforms.
 
 This package knows nothing of circuits. The backends' array libraries are imported only when a
 backend is constructed, so ``import tyxonq`` needs only NumPy and opt_einsum:
-``tyxonq.numerics.PyTorchBackend`` and ``tyxonq.numerics.CuPyNumericBackend`` are resolved on
-first access (their modules are ``pytorch_backend`` and ``cupynumeric_backend``).
+``tyxonq.numerics.PyTorchBackend``, ``tyxonq.numerics.CuPyNumericBackend`` and
+``tyxonq.numerics.JaxBackend`` are resolved on first access (their modules are
+``pytorch_backend``, ``cupynumeric_backend`` and ``jax_backend``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ def __getattr__(name: str):  # the optional backends' classes, imported on first
         from .pytorch_backend import PyTorchBackend
 
         return PyTorchBackend
+    if name == "JaxBackend":
+        from .jax_backend import JaxBackend
+
+        return JaxBackend
     if name == "CuPyNumericBackend":
         from .cupynumeric_backend import CuPyNumericBackend
 

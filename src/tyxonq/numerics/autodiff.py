@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "normalize_argnums",
     "split_value_and_aux",
+    "split_arrays",
     "check_argnums_in_range",
     "finite_difference_value_and_grad",
     "real_scalar_output",
@@ -148,3 +149,39 @@ def _central_difference(backend: ArrayModuleBackend, f: Callable[[Any], Any], x:
             slope = (f(xp.reshape(plus, shape)) - f(xp.reshape(minus, shape))) / xp.real(taken)
             grad[k] = grad[k] + direction * slope
     return xp.reshape(grad, shape)
+
+
+def split_arrays(tree: Any, is_array: Callable[[Any], bool]) -> tuple[list[Any], Callable]:
+    """The arrays of a tuple/list/dict tree, and a function that puts new ones in their place
+    (autodiff transforms carry arrays only; the tree's other leaves ride along here)."""
+    tensors: list[Any] = []
+
+    def template(node: Any) -> Any:
+        if is_array(node):
+            tensors.append(node)
+            return _ArraySlot(len(tensors) - 1)
+        if isinstance(node, (list, tuple)):
+            return type(node)(template(item) for item in node)
+        if isinstance(node, dict):
+            return {key: template(item) for key, item in node.items()}
+        return node
+
+    shape = template(tree)
+
+    def rebuild(new_tensors: list[Any], node: Any = shape) -> Any:
+        if isinstance(node, _ArraySlot):
+            return new_tensors[node.index]
+        if isinstance(node, (list, tuple)):
+            return type(node)(rebuild(new_tensors, item) for item in node)
+        if isinstance(node, dict):
+            return {key: rebuild(new_tensors, item) for key, item in node.items()}
+        return node
+
+    return tensors, rebuild
+
+
+class _ArraySlot:
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index

@@ -14,7 +14,7 @@ __all__ = ["BackendCapabilities"]
 
 AutodiffKind = Literal["autograd", "finite-difference"]
 VmapKind = Literal["native", "loop"]
-JitKind = Literal["none", "torch.compile"]
+JitKind = Literal["none", "torch.compile", "jax.jit"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class BackendCapabilities:
     vmap : {"native", "loop"}
         ``"native"``: :meth:`ArrayBackend.vmap` is a true vectorising transform;
         ``"loop"``: it calls the function once per batch element and stacks the results.
-    jit : {"none", "torch.compile"}
+    jit : {"none", "torch.compile", "jax.jit"}
         What :meth:`ArrayBackend.jit` does; ``"none"`` returns the function unchanged.
     devices : tuple of str
         Devices this backend instance can place arrays on (e.g. ``("cpu",)`` or

@@ -19,6 +19,7 @@ from .autodiff import (
     check_argnums_in_range,
     normalize_argnums,
     real_scalar_output,
+    split_arrays,
     split_value_and_aux,
 )
 from .base import BackendBase
@@ -483,7 +484,7 @@ class PyTorchBackend(BackendBase):
             value = real_scalar_output(self, value)
             if not has_aux:
                 return value
-            tensors, rebuild = _split_tensors(aux, self.is_array)
+            tensors, rebuild = split_arrays(aux, self.is_array)
             aux_structure[:] = [rebuild]
             return value, tuple(tensors)
 
@@ -516,41 +517,6 @@ class PyTorchBackend(BackendBase):
         if self.capabilities.jit == "torch.compile":
             return self.torch.compile(fn, **options)
         return fn
-
-
-def _split_tensors(tree: Any, is_tensor: Callable[[Any], bool]) -> tuple[list[Any], Callable]:
-    """The tensors of a tuple/list/dict tree, and a function that puts new ones in their place."""
-    tensors: list[Any] = []
-
-    def template(node: Any) -> Any:
-        if is_tensor(node):
-            tensors.append(node)
-            return _TensorSlot(len(tensors) - 1)
-        if isinstance(node, (list, tuple)):
-            return type(node)(template(item) for item in node)
-        if isinstance(node, dict):
-            return {key: template(item) for key, item in node.items()}
-        return node
-
-    shape = template(tree)
-
-    def rebuild(new_tensors: list[Any], node: Any = shape) -> Any:
-        if isinstance(node, _TensorSlot):
-            return new_tensors[node.index]
-        if isinstance(node, (list, tuple)):
-            return type(node)(rebuild(new_tensors, item) for item in node)
-        if isinstance(node, dict):
-            return {key: rebuild(new_tensors, item) for key, item in node.items()}
-        return node
-
-    return tensors, rebuild
-
-
-class _TensorSlot:
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
 
 
 def _leaves(obj: Any) -> list[Any]:

@@ -34,6 +34,7 @@ _BACKEND_CLASSES = {
     "numpy": ("tyxonq.numerics.numpy_backend", "NumpyBackend"),
     "pytorch": ("tyxonq.numerics.pytorch_backend", "PyTorchBackend"),
     "cupynumeric": ("tyxonq.numerics.cupynumeric_backend", "CuPyNumericBackend"),
+    "jax": ("tyxonq.numerics.jax_backend", "JaxBackend"),
 }
 _ALIASES = {"torch": "pytorch"}
 BACKEND_NAMES = tuple(_BACKEND_CLASSES)
@@ -48,7 +49,7 @@ def backend_names() -> tuple[str, ...]:
     Examples
     --------
     >>> backend_names()
-    ('numpy', 'pytorch', 'cupynumeric')
+    ('numpy', 'pytorch', 'cupynumeric', 'jax')
     """
     return BACKEND_NAMES
 
@@ -117,7 +118,8 @@ def set_backend(backend: Any, **options: Any) -> ArrayBackend:
     Parameters
     ----------
     backend : str or ArrayBackend
-        ``"numpy"``, ``"pytorch"`` (alias ``"torch"``), ``"cupynumeric"``, or an instance.
+        ``"numpy"``, ``"pytorch"`` (alias ``"torch"``), ``"cupynumeric"``, ``"jax"``, or an
+        instance.
     **options
         Construction options (``dtype``, ``device``, ``seed``): a new instance is made. Without
         options the shared instance of that name is used, so repeated calls give the same object.

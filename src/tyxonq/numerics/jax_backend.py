@@ -1,0 +1,172 @@
+"""The JAX backend: NumPy's API on XLA, with autodiff, ``vmap`` and ``jit``.
+
+It is the NumPy implementation over ``jax.numpy`` (:class:`ArrayModuleBackend`), plus JAX's
+transforms: :meth:`JaxBackend.value_and_grad` is ``jax.value_and_grad``, :meth:`JaxBackend.vmap` is
+``jax.vmap`` and :meth:`JaxBackend.jit` is ``jax.jit``. Everything tyxonq does through the
+protocol can be traced, so a whole energy-and-gradient function compiles into one XLA program;
+the compilation (seconds) happens on the first call and again for every new shape.
+
+JAX computes in 32 bits unless ``jax_enable_x64`` is set: constructing this backend sets it,
+process-wide, so that complex128 and float64 mean what they say. Random numbers come from a
+seeded NumPy generator on the host (JAX's own are functional, keyed, and not a ``Generator``).
+Arrays live on JAX's default device (a GPU when ``jax[cuda]`` is installed and one is visible;
+``JAX_PLATFORMS=cpu`` forces the CPU).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Any, Callable
+
+import numpy as np
+
+from .array_module import ArrayModuleBackend
+from .autodiff import (
+    check_argnums_in_range,
+    normalize_argnums,
+    real_scalar_output,
+    split_arrays,
+    split_value_and_aux,
+)
+from .capabilities import BackendCapabilities
+from .errors import BackendNotInstalledError, DeviceNotAvailableError
+
+__all__ = ["JaxBackend", "JAX_INSTALL_HINT"]
+
+JAX_INSTALL_HINT = 'pip install "tyxonq[jax]" (jax and jaxlib for the CPU; jax[cuda12] for NVIDIA GPUs)'
+
+
+def import_jax() -> Any:
+    """Import ``jax`` with 64-bit types enabled, or raise with the install command."""
+    try:
+        jax = importlib.import_module("jax")
+    except ImportError as error:
+        raise BackendNotInstalledError(
+            f"the jax backend needs the jax package, whose import failed ({type(error).__name__}: "
+            f"{error}). Install it with: {JAX_INSTALL_HINT}"
+        ) from error
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def _device_name(device: Any) -> str:
+    return "cpu" if device.platform == "cpu" else f"cuda:{device.id}"
+
+
+class JaxBackend(ArrayModuleBackend):
+    """:class:`~tyxonq.numerics.ArrayBackend` over ``jax.numpy``, with JAX's transforms.
+
+    Parameters
+    ----------
+    dtype : {"complex128", "complex64"}
+        Working complex dtype.
+    seed : int, optional
+        Seed of the backend's default random generator.
+    device : str, optional
+        Must name JAX's default device (``"cpu"`` or ``"cuda:0"``) when given; JAX places every
+        array there. Choose another with ``JAX_PLATFORMS`` before the first import of jax.
+
+    Examples
+    --------
+    >>> K = JaxBackend()
+    >>> value, grad = K.value_and_grad(lambda x: K.sum(K.sin(x)))(K.asarray([0.0, 1.0]))
+    >>> [round(float(g), 6) for g in grad]
+    [1.0, 0.540302]
+    """
+
+    name = "jax"
+
+    def __init__(self, dtype: Any = "complex128", seed: int | None = None,
+                 device: str | None = None) -> None:
+        self.jax = import_jax()
+        default = self.jax.devices()[0]
+        if device is not None and device != _device_name(default):
+            raise DeviceNotAvailableError(
+                f"device={device!r}: the jax backend places arrays on JAX's default device, "
+                f"{_device_name(default)!r}; pick the platform with JAX_PLATFORMS before jax is imported"
+            )
+        capabilities = BackendCapabilities(
+            autodiff="autograd", vmap="native", jit="jax.jit",
+            devices=tuple(dict.fromkeys(_device_name(d) for d in self.jax.devices())),
+            device=_device_name(default), distributed=False, max_ndim=64,
+        )
+        super().__init__(importlib.import_module("jax.numpy"), capabilities, dtype=dtype, seed=seed)
+
+    def is_array(self, x: Any) -> bool:
+        return isinstance(x, self.jax.Array)
+
+    def cast(self, x: Any, dtype: Any) -> Any:
+        x = self.asarray(x)
+        target = self._resolve_dtype(dtype)
+        self._refuse_complex_to_real(x, target)
+        return x if x.dtype == target else x.astype(target)
+
+    def rng(self, seed: int | None = None) -> Any:
+        """A seeded NumPy generator; samples are drawn on the host and moved to the device."""
+        return np.random.default_rng(seed)
+
+    def available_memory(self) -> int:
+        stats = self.jax.devices()[0].memory_stats() if self.capabilities.device != "cpu" else None
+        if stats and "bytes_limit" in stats:
+            return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
+        return super().available_memory()
+
+    # -- transforms ------------------------------------------------------------------------------
+    def detach(self, x: Any) -> Any:
+        return self.jax.lax.stop_gradient(self.asarray(x))
+
+    def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
+                       has_aux: bool = False) -> Callable[..., Any]:
+        """``fn``'s value and gradient by ``jax.value_and_grad`` (composes with ``jit``/``vmap``).
+
+        For a complex argument ``z`` the gradient is ``df/dRe z + 1j df/dIm z``, as on the other
+        backends (JAX's own convention is its conjugate).
+
+        Examples
+        --------
+        >>> K = JaxBackend()
+        >>> value, grad = K.value_and_grad(lambda z: K.sum(K.abs(z) ** 2))(K.asarray([1 + 2j]))
+        >>> complex(grad[0])
+        (2+4j)
+        """
+        nums, single = normalize_argnums(argnums)
+        aux_structure: list[Any] = []
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
+            value = real_scalar_output(self, value)
+            if not has_aux:
+                return value
+            arrays, rebuild = split_arrays(aux, self.is_array)
+            aux_structure[:] = [rebuild]
+            return value, tuple(arrays)
+
+        transformed = self.jax.value_and_grad(checked, argnums=nums[0] if single else nums,
+                                              has_aux=has_aux)
+
+        @functools.wraps(fn)
+        def value_and_grad(*args: Any, **kwargs: Any) -> Any:
+            check_argnums_in_range(nums, len(args))
+            args = list(args)
+            for a in nums:
+                args[a] = self.cast(args[a], self._differentiable_dtype(self.asarray(args[a])))
+            output, grads = transformed(*args, **kwargs)
+            if has_aux:
+                value, aux_arrays = output
+                output = (value, aux_structure[0](list(aux_arrays)))
+            grads = self.jax.tree_util.tree_map(
+                lambda g: self.xp.conj(g) if self.is_complex(g) else g, grads)
+            return output, grads
+
+        return value_and_grad
+
+    def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+        """Vectorise ``fn`` with ``jax.vmap``."""
+        in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        out_axes = tuple(out_axes) if isinstance(out_axes, list) else out_axes
+        return self.jax.vmap(fn, in_axes=in_axes, out_axes=out_axes)
+
+    def jit(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        """``jax.jit(fn, **options)``: compiled on the first call, again for each new shape."""
+        return self.jax.jit(fn, **options)
