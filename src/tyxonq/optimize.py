@@ -1,10 +1,10 @@
 """Minimising variational objectives: a thin layer over ``torch.optim``, ``scipy.optimize`` and Adam.
 
 ``tq.optimize.minimize(objective, x0, method=...)`` differentiates the objective with
-:func:`tyxonq.value_and_grad` (autograd on PyTorch, exact adjoint gradients on NumPy and
-cuPyNumeric), records every iterate and energy, shows a progress bar on long runs (tqdm, when
-installed; ``progress=False`` turns it off) and stops when the energy changes by less than
-``tol`` (or the method's own criterion).
+:func:`tyxonq.value_and_grad` (autograd on PyTorch and JAX, exact adjoint gradients on NumPy and
+cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy, shows a
+progress bar on long runs (tqdm, when installed; ``progress=False`` turns it off) and stops when
+the energy changes by less than ``tol`` (or the method's own criterion).
 
 Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; a NumPy Adam/SGD elsewhere), and any
 ``scipy.optimize.minimize`` method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``,
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -23,7 +24,7 @@ import numpy as np
 from .gradients import value_and_grad
 from .numerics import get_backend
 
-__all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS"]
+__all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "ObjectiveNotCompiledWarning"]
 
 FIRST_ORDER_METHODS = ("adam", "sgd")
 _GRADIENT_FREE = {"cobyla", "cobyqa", "nelder-mead", "powell"}
@@ -86,7 +87,7 @@ def _progress(total: int, enabled: bool, description: str) -> Iterator[Callable[
 def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B", *,
              maxiter: int = 500, tol: float = 1e-10, learning_rate: float = 0.05,
              gradient_method: str | None = None, progress: bool | None = None,
-             options: dict[str, Any] | None = None) -> OptimizeResult:
+             jit: bool | None = None, options: dict[str, Any] | None = None) -> OptimizeResult:
     """Minimise a real objective of one parameter array.
 
     Parameters
@@ -108,6 +109,10 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint).
     progress : bool, optional
         Show a tqdm bar; by default only for runs of more than 50 iterations.
+    jit : bool, optional
+        Compile the objective and its gradient with the backend's ``jit`` (once, on the first
+        iteration). By default only where compiling is how the backend gets fast (JAX). An
+        objective that cannot be traced runs uncompiled, with one warning.
     options : dict, optional
         Extra options for ``scipy.optimize.minimize``.
 
@@ -126,13 +131,41 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
     evaluate = value_and_grad(objective, method=gradient_method)
+    if K.capabilities.jit == "jax.jit" if jit is None else jit:
+        objective, evaluate = _compiled(K, objective), _compiled(K, evaluate)
     if method.lower() in FIRST_ORDER_METHODS:
-        if K.capabilities.autodiff == "autograd":
+        if K.name == "pytorch":
             return _torch_optimizer(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
                                     progress)
         return _numpy_first_order(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
                                   progress)
     return _scipy(K, objective, evaluate, x0, method, maxiter, tol, progress, options or {})
+
+
+class ObjectiveNotCompiledWarning(RuntimeWarning):
+    """The objective could not be compiled and runs uncompiled (same values, slower)."""
+
+
+def _compiled(K: Any, fn: Callable) -> Callable:
+    """``K.jit(fn)``, or ``fn`` itself (with one warning) if compiling fails on the first call."""
+    compiled = K.jit(fn)
+    chosen: list[Callable] = []
+
+    def call(*args: Any) -> Any:
+        if chosen:
+            return chosen[0](*args)
+        try:
+            result = compiled(*args)
+            chosen.append(compiled)
+        except Exception as error:  # noqa: BLE001 - any tracing failure falls back
+            warnings.warn(f"could not compile the objective with {K.name}'s jit ({type(error).__name__}: "
+                          f"{str(error).splitlines()[0] if str(error) else ''}); running it uncompiled. "
+                          "Pass jit=False to silence this", ObjectiveNotCompiledWarning, stacklevel=3)
+            chosen.append(fn)
+            result = fn(*args)
+        return result
+
+    return call
 
 
 def _record(result: OptimizeResult, x: np.ndarray, energy: float) -> None:

@@ -93,6 +93,11 @@ class JaxBackend(ArrayModuleBackend):
         )
         super().__init__(importlib.import_module("jax.numpy"), capabilities, dtype=dtype, seed=seed)
 
+    def constant(self, value: Any, dtype: Any = None) -> Any:
+        """A concrete array even inside ``jit``/``grad`` tracing (so caching it leaks no tracer)."""
+        with self.jax.ensure_compile_time_eval():
+            return super().constant(value, dtype)
+
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.jax.Array)
 
