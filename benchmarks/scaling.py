@@ -44,6 +44,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per point")
     parser.add_argument("--reference-timeout", type=float, default=3600,
                         help="seconds for each point's dense reference")
+    parser.add_argument("--sizes", nargs="+", type=int,
+                        help="only these qubit counts of each study's series")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other points already in --output (a rerun replaces its own)")
+    parser.add_argument("--reference-dir",
+                        help="keep the references in this folder and reuse those already there "
+                             "(default: a temporary folder)")
     parser.add_argument("--output", default=str(HERE / "results" / "scaling.json"))
     return parser.parse_args(argv)
 
@@ -110,6 +117,18 @@ def plot(study: str, records: list[dict], path: pathlib.Path) -> bool:
     return True
 
 
+def merged(old: list[dict], new: list[dict]) -> list[dict]:
+    """``old`` with the points of ``new`` replacing those of the same study, engine and n (or
+    the same study's reference status), in study, engine and n order."""
+    def key(record: dict) -> tuple:
+        return record["workload"], record["engine"], record.get("qubits", 0)
+
+    combined = {key(r): r for r in old} | {key(r): r for r in new}
+    engines = list(dict.fromkeys(r["engine"] for r in old + new))
+    return sorted(combined.values(), key=lambda r: (list(SCALING).index(r["workload"]),
+                                                    engines.index(r["engine"]), r.get("qubits", 0)))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     engines = resolve(args.engines)
@@ -117,9 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     records: list[dict] = []
     print(results_table([]), flush=True)
-    with tempfile.TemporaryDirectory(prefix="bench-reference-") as reference_dir:
+    with tempfile.TemporaryDirectory(prefix="bench-reference-") as temporary:
+        reference_dir = args.reference_dir or temporary
         for study in args.studies:
-            sizes = SCALING[study][2 if args.quick else 1]
+            sizes = tuple(n for n in SCALING[study][2 if args.quick else 1]
+                          if args.sizes is None or n in args.sizes)
             users = []
             for engine in engines:
                 if engine.installed() and engine.supports(study):
@@ -132,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
                 records += series(study, engine, checkable, args, reference_dir)
     machine = machine_info(args.threads, engines, quick=args.quick, repeat=1 if args.quick else args.repeat,
                            timeout_s=args.timeout)
+    if args.merge and output.exists():
+        records = merged(json.loads(output.read_text())["results"], records)
     output.write_text(json.dumps({"machine": machine, "results": records}, indent=2))
+    output.with_suffix(".txt").write_text(results_table(records) + "\n")
     print(f"\nwritten to {output}")
     for study in args.studies:
         path = output.with_name(f"{output.stem}_{study}.png")
