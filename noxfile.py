@@ -24,7 +24,7 @@ def _venv(session: nox.Session, name: str, *requirements: str) -> str:
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """The full test suite (with doctests) in a fresh .nox venv, torch from the CPU wheel."""
-    python = _venv(session, "tests", TORCH, "-e", ".[torch,test]")
+    python = _venv(session, "tests", TORCH, "-e", ".[torch,jax,test]")
     session.run(python, "-m", "pytest", *session.posargs, external=True)
 
 

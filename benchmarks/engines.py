@@ -55,6 +55,7 @@ PATH_FINDING = ("cotengra", "cotengrust", "kahypar", "optuna")
 ENGINES = {e.name: e for e in (
     Engine("tyxonq-numpy", "tyxonq_engine", "numpy", ("tyxonq",), ("tyxonq", "numpy")),
     Engine("tyxonq-pytorch", "tyxonq_engine", "pytorch", ("tyxonq", "torch"), ("tyxonq", "torch")),
+    Engine("tyxonq-jax", "tyxonq_engine", "jax", ("tyxonq", "jax"), ("tyxonq", "jax", "jaxlib")),
     Engine("qulacs", "peers.qulacs", None, ("qulacs",), ("qulacs",)),
     Engine("qiskit-aer", "peers.qiskit_aer", None, ("qiskit", "qiskit_aer"), ("qiskit", "qiskit-aer")),
     Engine("lightning", "peers.lightning", None, ("pennylane", "pennylane_lightning"),
@@ -70,7 +71,7 @@ ENGINES = {e.name: e for e in (
 
 #: short names accepted by --engines
 ALIASES = {"numpy": "tyxonq-numpy", "pytorch": "tyxonq-pytorch", "torch": "tyxonq-pytorch",
-           "tyxonq": "tyxonq-numpy", "aer": "qiskit-aer", "pennylane": "lightning"}
+           "jax": "tyxonq-jax", "tyxonq": "tyxonq-numpy", "aer": "qiskit-aer", "pennylane": "lightning"}
 
 
 def resolve(names: list[str] | None) -> list[Engine]:

@@ -15,7 +15,7 @@ import pathlib
 import platform
 import subprocess
 from itertools import groupby
-from typing import Iterable
+from typing import Callable, Iterable
 
 #: statuses that are not failures of an engine's result
 BENIGN = ("ok", "n/a", "not installed", "timeout", "out of memory", "no reference", "skipped")
@@ -50,6 +50,15 @@ def results_table(records: Iterable[dict]) -> str:
     for _, group in groupby(records, key=lambda r: (r["workload"], r["qubits"])):
         lines += [_row(r) for r in group] + [""]
     return "\n".join(lines).rstrip()
+
+
+def merged(old: list[dict], new: list[dict], order: Callable[[dict], tuple]) -> list[dict]:
+    """``old`` with the records of ``new`` replacing those of the same workload, engine and n,
+    sorted by ``order``: a rerun of some engines updates a committed result file."""
+    def key(record: dict) -> tuple:
+        return record["workload"], record["engine"], record.get("qubits", 0)
+
+    return sorted(({key(r): r for r in old} | {key(r): r for r in new}).values(), key=order)
 
 
 def summarise(records: Iterable[dict]) -> list[dict]:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 
 from engines import ENGINES, resolve  # noqa: E402
 from isolation import prepare_reference, run_isolated  # noqa: E402
-from report import BENIGN, machine_info, results_table, summarise, summary_table  # noqa: E402
+from report import BENIGN, machine_info, merged, results_table, summarise, summary_table  # noqa: E402
 from specs import SIZES, WORKLOADS  # noqa: E402
 
 
@@ -48,6 +48,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per engine process")
     parser.add_argument("--reference-timeout", type=float, default=3600,
                         help="seconds for each dense reference (computed once per workload and size)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other engines' records already in --output (a rerun of some "
+                             "engines replaces only theirs)")
     parser.add_argument("--output", default=str(HERE / "results" / "latest.json"))
     return parser.parse_args(argv)
 
@@ -85,6 +88,12 @@ def run_suite(args: argparse.Namespace) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     records = run_suite(args)
+    output = pathlib.Path(args.output)
+    previous = json.loads(output.read_text()) if args.merge and output.exists() else None
+    if previous:
+        engine_order = list(ENGINES)
+        records = merged(previous["results"], records, lambda r: (
+            list(WORKLOADS).index(r["workload"]), r["qubits"], engine_order.index(r["engine"])))
     summary = summarise(records)
     print("\n" + results_table(records))
     print("\nSummary (min times; ours/peer below 1: tyxonq faster)\n" + summary_table(summary))
@@ -92,10 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_info(args.threads, engines, quick=args.quick, repeat=1 if args.quick else args.repeat,
                            timeout_s=args.timeout,
                            not_installed=[e.name for e in engines if not e.installed()])
-    output = pathlib.Path(args.output)
+    if previous:
+        machine["versions"] = previous["machine"].get("versions", {}) | machine["versions"]
+        machine["merged_into"] = previous["machine"].get("tyxonq_commit")
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"machine": machine, "results": records, "summary": summary}, indent=2))
-    print(f"\nwritten to {output}")
+    heading = "Summary (min times; ours/peer below 1: tyxonq faster)"
+    output.with_suffix(".txt").write_text(f"{results_table(records)}\n\n{heading}\n{summary_table(summary)}\n")
+    print(f"\nwritten to {output} and {output.with_suffix('.txt').name}")
     failed = [r for r in records if r["engine"].startswith("tyxonq") and r["status"] not in BENIGN]
     return 1 if failed else 0
 

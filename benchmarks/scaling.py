@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from engines import resolve  # noqa: E402
 from isolation import prepare_reference, run_isolated  # noqa: E402
-from report import machine_info, results_table  # noqa: E402
+from report import machine_info, merged, results_table  # noqa: E402
 from specs import SCALING  # noqa: E402
 
 STOPPING = ("timeout", "out of memory", "error")
@@ -117,18 +117,6 @@ def plot(study: str, records: list[dict], path: pathlib.Path) -> bool:
     return True
 
 
-def merged(old: list[dict], new: list[dict]) -> list[dict]:
-    """``old`` with the points of ``new`` replacing those of the same study, engine and n (or
-    the same study's reference status), in study, engine and n order."""
-    def key(record: dict) -> tuple:
-        return record["workload"], record["engine"], record.get("qubits", 0)
-
-    combined = {key(r): r for r in old} | {key(r): r for r in new}
-    engines = list(dict.fromkeys(r["engine"] for r in old + new))
-    return sorted(combined.values(), key=lambda r: (list(SCALING).index(r["workload"]),
-                                                    engines.index(r["engine"]), r.get("qubits", 0)))
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     engines = resolve(args.engines)
@@ -154,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_info(args.threads, engines, quick=args.quick, repeat=1 if args.quick else args.repeat,
                            timeout_s=args.timeout)
     if args.merge and output.exists():
-        records = merged(json.loads(output.read_text())["results"], records)
+        previous = json.loads(output.read_text())["results"]
+        engines = list(dict.fromkeys(r["engine"] for r in previous + records))
+        records = merged(previous, records, lambda r: (
+            list(SCALING).index(r["workload"]), engines.index(r["engine"]), r.get("qubits", 0)))
     output.write_text(json.dumps({"machine": machine, "results": records}, indent=2))
     output.with_suffix(".txt").write_text(results_table(records) + "\n")
     print(f"\nwritten to {output}")

@@ -1,6 +1,8 @@
-"""tyxonq on one backend (``numpy`` or ``pytorch``): every workload, built from its spec through
-the public API the way a user writes it (``tq.templates``, ``tq.hamiltonians``,
-``tq.value_and_grad``, ``tq.optimize.minimize``, ``tq.vectorize_or_fallback``).
+"""tyxonq on one backend (``numpy``, ``pytorch`` or ``jax``): every workload, built from its spec
+through the public API the way a user writes it (``tq.templates``, ``tq.hamiltonians``,
+``tq.value_and_grad``, ``tq.optimize.minimize``, ``tq.vectorize_or_fallback``). On ``jax`` the
+timed function of the parameters is wrapped in ``K.jit`` (``minimize`` compiles by itself), and the
+timing waits for JAX's asynchronous results.
 
 ``build(spec, backend)`` returns ``(run, canonical)``: ``run()`` is the timed work, ``canonical``
 turns its result into the reference's form (untimed).
@@ -49,6 +51,31 @@ def _qaoa_energy(spec: Spec) -> Callable[[Any], Any]:
     return energy
 
 
+def _compiler(K: Any) -> Callable[[Callable], Callable]:
+    """``K.jit`` plus waiting for the result on JAX; elsewhere the function itself (their jit is
+    none, or torch.compile, which is slower than eager for complex code on the CPU)."""
+    if K.name != "jax":
+        return lambda function: function
+    import jax
+
+    def compile_and_wait(function: Callable) -> Callable:
+        compiled = K.jit(function)
+        return lambda *args: jax.block_until_ready(compiled(*args))
+
+    return compile_and_wait
+
+
+def _fixed_circuit(K: Any, compiled: Callable, make: Callable[[Any], Any],
+                   evaluate: Callable[[Any], Any], params: Any) -> Callable[[], Any]:
+    """The timed call for a circuit of fixed angles: on JAX the compiled function of the angles;
+    elsewhere the circuit is built once (``make``) and only ``evaluate`` is timed."""
+    if K.name == "jax":
+        function, angles = compiled(lambda a: evaluate(make(a))), K.asarray(params)
+        return lambda: function(angles)
+    circuit = make(params)
+    return lambda: evaluate(circuit)
+
+
 def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
     """The timed call and the conversion of its result for ``spec`` on tyxonq's ``backend``."""
     import tyxonq as tq
@@ -57,12 +84,13 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
     K = tq.get_backend()
     numpy = K.to_numpy
 
+    compiled = _compiler(K)
     if spec.workload == "statevector":
-        circuit = tq.templates.rotation_ladder(spec.n, spec.params, spec.layers)
-        return circuit.state, numpy
+        ladder = lambda angles: tq.templates.rotation_ladder(spec.n, angles, spec.layers)  # noqa: E731
+        return _fixed_circuit(K, compiled, ladder, lambda c: c.state(), spec.params), numpy
     if spec.workload in ("energy_gradient", "qaoa_gradient"):
         energy = _tfim_energy(spec) if spec.workload == "energy_gradient" else _qaoa_energy(spec)
-        value_and_grad = tq.value_and_grad(energy)
+        value_and_grad = compiled(tq.value_and_grad(energy))
         params = K.asarray(spec.params)
         return (lambda: value_and_grad(params)), (lambda r: (float(numpy(r[0])), numpy(r[1])))
     if spec.workload == "adam_vqe_100":
@@ -74,18 +102,16 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
 
         return optimise, lambda r: (r.history_x[-1], r.history_fun[-1])
     if spec.workload == "batched_energies_64":
-        batched = tq.vectorize_or_fallback(_tfim_energy(spec))
+        batched = compiled(tq.vectorize_or_fallback(_tfim_energy(spec)))
         params = K.asarray(spec.params)
         return (lambda: batched(params)), numpy
-    if spec.workload == "brickwork_local":
-        circuit = tq.templates.brickwork(spec.n, spec.params, spec.layers)
+    if spec.workload in ("brickwork_local", "shallow_amplitude"):
         zeros = "0" * spec.n
-
-        def local() -> Any:
-            return circuit.amplitude(zeros), circuit.expectation_ps(z=[spec.observed])
-
-        return local, lambda r: (complex(numpy(r[0])), float(numpy(r[1])))
-    if spec.workload == "shallow_amplitude":
-        circuit, zeros = tq.templates.brickwork(spec.n, spec.params, spec.layers), "0" * spec.n
-        return (lambda: circuit.amplitude(zeros)), lambda r: complex(numpy(r))
+        brickwork = lambda angles: tq.templates.brickwork(spec.n, angles, spec.layers)  # noqa: E731
+        if spec.workload == "shallow_amplitude":
+            run = _fixed_circuit(K, compiled, brickwork, lambda c: c.amplitude(zeros), spec.params)
+            return run, lambda r: complex(numpy(r))
+        run = _fixed_circuit(K, compiled, brickwork, lambda c: (
+            c.amplitude(zeros), c.expectation_ps(z=[spec.observed])), spec.params)
+        return run, lambda r: (complex(numpy(r[0])), float(numpy(r[1])))
     raise ValueError(f"tyxonq has no workload {spec.workload!r}")

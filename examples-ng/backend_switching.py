@@ -2,9 +2,9 @@
 
 One function, written once, computes an einsum contraction and an SVD through the
 ArrayBackend protocol, and one VQE step: the energy of a hardware-efficient ansatz for a TFIM
-chain and its exact gradient (`tq.value_and_grad`: autograd on PyTorch, the adjoint method on
-NumPy and cuPyNumeric). It runs under ``numpy`` and ``pytorch`` (CPU), plus ``pytorch`` on CUDA
-and ``cupynumeric`` where they are available, and prints each result's largest difference from
+chain and its exact gradient (`tq.value_and_grad`: autograd on PyTorch and JAX, the adjoint
+method on NumPy and cuPyNumeric). It runs under ``numpy`` and ``pytorch`` (CPU), plus ``pytorch``
+on CUDA, ``jax`` and ``cupynumeric`` where they are available, and prints each result's largest difference from
 the NumPy run; all must agree to 1e-12. Moving between them is one `set_backend` call.
 
 Run:  python examples-ng/backend_switching.py [--quick]
@@ -53,7 +53,7 @@ def workload(K: tq.ArrayBackend, data: dict[str, np.ndarray], sites: int,
 
 def available_backends() -> list[tuple[str, dict[str, str]]]:
     candidates = [("numpy", {}), ("pytorch", {"device": "cpu"}), ("pytorch", {"device": "cuda"}),
-                  ("cupynumeric", {})]
+                  ("jax", {}), ("cupynumeric", {})]
     usable = []
     for name, options in candidates:
         try:
