@@ -97,6 +97,26 @@ def test_constants_first_made_inside_a_jax_trace_do_not_leak_into_later_traces()
     assert float(again) == pytest.approx(expected, abs=1e-12)
 
 
+def test_minimize_on_jax_traces_the_objective_once_across_runs():
+    """Under jit the objective's Python body runs only while tracing: once for the first run
+    (not once per step), and not again for a second run of the same objective."""
+    _, energy, size = tfim_energy(2, 1)
+    traced = []
+
+    def counted(params):
+        traced.append(1)
+        return energy(params)
+
+    with tq.use_backend(make_backend("jax")):
+        run = lambda: tq.optimize.minimize(counted, np.zeros(size) + 0.1, method="adam",  # noqa: E731
+                                           maxiter=10, progress=False)
+        first = run()
+        after_first = len(traced)
+        second = run()
+    assert after_first == 1 and len(traced) == 1
+    assert first.history_fun == second.history_fun
+
+
 def test_an_objective_jax_cannot_trace_runs_uncompiled_with_one_warning():
     """COBYLA evaluates the objective only; one that reads a value on the host runs eagerly on
     JAX but cannot be compiled: it runs uncompiled, with one warning, to the same iterates."""

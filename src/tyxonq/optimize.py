@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -130,9 +131,10 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     progress = maxiter > 50 if progress is None else progress
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
-    evaluate = value_and_grad(objective, method=gradient_method)
     if K.capabilities.jit == "jax.jit" if jit is None else jit:
-        objective, evaluate = _compiled(K, objective), _compiled(K, evaluate)
+        objective, evaluate = _compiled_objective(K, objective, gradient_method)
+    else:
+        evaluate = value_and_grad(objective, method=gradient_method)
     if method.lower() in FIRST_ORDER_METHODS:
         if K.name == "pytorch":
             return _torch_optimizer(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
@@ -144,6 +146,24 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
 
 class ObjectiveNotCompiledWarning(RuntimeWarning):
     """The objective could not be compiled and runs uncompiled (same values, slower)."""
+
+
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _compiled_objective(K: Any, objective: Callable,
+                        gradient_method: str | None) -> tuple[Callable, Callable]:
+    """The compiled objective and value-and-gradient, kept per objective function, backend and
+    gradient method: a later ``minimize`` of the same objective compiles nothing again."""
+    try:
+        per_objective = _COMPILED.setdefault(objective, {})
+    except TypeError:  # not weakly referenceable: compiled for this call only
+        per_objective = {}
+    key = (K, gradient_method)
+    if key not in per_objective:
+        per_objective[key] = (_compiled(K, objective),
+                              _compiled(K, value_and_grad(objective, method=gradient_method)))
+    return per_objective[key]
 
 
 def _compiled(K: Any, fn: Callable) -> Callable:
