@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
                            not_installed=[e.name for e in engines if not e.installed()])
     if previous:
         machine["versions"] = previous["machine"].get("versions", {}) | machine["versions"]
-        machine["merged_into"] = previous["machine"].get("tyxonq_commit")
+        # the commit of the run whose other records these join (kept through repeated merges)
+        before = previous["machine"]
+        machine["merged_into"] = before.get("merged_into", before.get("tyxonq_commit"))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"machine": machine, "results": records, "summary": summary}, indent=2))
     heading = "Summary (min times; ours/peer below 1: tyxonq faster)"

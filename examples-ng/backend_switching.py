@@ -4,8 +4,9 @@ One function, written once, computes an einsum contraction and an SVD through th
 ArrayBackend protocol, and one VQE step: the energy of a hardware-efficient ansatz for a TFIM
 chain and its exact gradient (`tq.value_and_grad`: autograd on PyTorch and JAX, the adjoint
 method on NumPy and cuPyNumeric). It runs under ``numpy`` and ``pytorch`` (CPU), plus ``pytorch``
-on CUDA, ``jax`` and ``cupynumeric`` where they are available, and prints each result's largest difference from
-the NumPy run; all must agree to 1e-12. Moving between them is one `set_backend` call.
+on CUDA, ``jax`` and ``cupynumeric`` where they are available, and prints each result's largest
+difference from the NumPy run; all must agree to 1e-12. Moving between them is one `set_backend`
+call.
 
 Run:  python examples-ng/backend_switching.py [--quick]
 """

@@ -37,7 +37,10 @@ SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
 HERMITIAN_TOLERANCE = 1e-8
 #: ``state()`` of at most this many qubits is computed by a block state-vector sweep
 #: (:mod:`tyxonq.circuit.sweep`: a few matmuls over the state, nothing to plan); larger states by
-#: contracting the tensor network, whose path needs fewer passes over the large arrays.
+#: contracting the tensor network, whose path needs fewer passes over the large arrays. On a
+#: backend that compiles whole functions (JAX) every size is contracted: compiled, the per-call
+#: overhead the sweep saves is gone, and XLA runs the contraction faster (a 12-qubit energy and
+#: gradient under ``jax.jit``: 2.1 ms contracted, 5.4 ms swept).
 SWEEP_MAX_QUBITS = 14
 STATE_METHODS = ("auto", "sweep", "contraction")
 _LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
@@ -156,8 +159,8 @@ class Circuit(GateMethods):
 
         ``method``: ``"sweep"`` applies fused blocks of gates to a state vector
         (:mod:`tyxonq.circuit.sweep`), ``"contraction"`` contracts the circuit's tensor network
-        along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits. Both are
-        exact; they differ only in speed.
+        along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits (none on
+        a compiling backend, JAX). Both are exact; they differ only in speed.
 
         Examples
         --------
@@ -173,7 +176,8 @@ class Circuit(GateMethods):
                        _LIGHT_CONE_HINT)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if method == "auto":
-            method = "sweep" if n <= SWEEP_MAX_QUBITS and ops else "contraction"
+            compiling = K.capabilities.jit == "jax.jit"
+            method = "sweep" if n <= SWEEP_MAX_QUBITS and ops and not compiling else "contraction"
         if method == "sweep" and not self._is_traced():
             return sweep_state(K, n, ops, self._input_array(K))
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
