@@ -154,12 +154,12 @@ def _central_difference(backend: ArrayModuleBackend, f: Callable[[Any], Any], x:
 def split_arrays(tree: Any, is_array: Callable[[Any], bool]) -> tuple[list[Any], Callable]:
     """The arrays of a tuple/list/dict tree, and a function that puts new ones in their place
     (autodiff transforms carry arrays only; the tree's other leaves ride along here)."""
-    tensors: list[Any] = []
+    arrays: list[Any] = []
 
     def template(node: Any) -> Any:
         if is_array(node):
-            tensors.append(node)
-            return _ArraySlot(len(tensors) - 1)
+            arrays.append(node)
+            return _ArraySlot(len(arrays) - 1)
         if isinstance(node, (list, tuple)):
             return type(node)(template(item) for item in node)
         if isinstance(node, dict):
@@ -168,16 +168,16 @@ def split_arrays(tree: Any, is_array: Callable[[Any], bool]) -> tuple[list[Any],
 
     shape = template(tree)
 
-    def rebuild(new_tensors: list[Any], node: Any = shape) -> Any:
+    def rebuild(new_arrays: list[Any], node: Any = shape) -> Any:
         if isinstance(node, _ArraySlot):
-            return new_tensors[node.index]
+            return new_arrays[node.index]
         if isinstance(node, (list, tuple)):
-            return type(node)(rebuild(new_tensors, item) for item in node)
+            return type(node)(rebuild(new_arrays, item) for item in node)
         if isinstance(node, dict):
-            return {key: rebuild(new_tensors, item) for key, item in node.items()}
+            return {key: rebuild(new_arrays, item) for key, item in node.items()}
         return node
 
-    return tensors, rebuild
+    return arrays, rebuild
 
 
 class _ArraySlot:
