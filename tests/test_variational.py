@@ -97,6 +97,21 @@ def test_constants_first_made_inside_a_jax_trace_do_not_leak_into_later_traces()
     assert float(again) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("method", ["adam", "sgd"])
+def test_first_order_trajectories_agree_on_every_backend(method):
+    """One update rule in backend arrays: compiled whole on JAX, eager on NumPy and the
+    cuPyNumeric logic, torch.optim on PyTorch; the iterates agree."""
+    _, energy, size = tfim_energy()
+    x0 = np.random.default_rng(4).uniform(-0.5, 0.5, size)
+    runs = {}
+    for name in ("numpy", "cupynumeric-logic", "pytorch", "jax"):
+        with tq.use_backend(make_backend(name)):
+            runs[name] = tq.optimize.minimize(energy, x0, method=method, maxiter=40, tol=0.0,
+                                              learning_rate=0.05, progress=False).history_fun
+    for name, history in runs.items():
+        np.testing.assert_allclose(history, runs["numpy"], atol=1e-10, err_msg=name)
+
+
 def test_minimize_on_jax_traces_the_objective_once_across_runs():
     """Under jit the objective's Python body runs only while tracing: once for the first run
     (not once per step), and not again for a second run of the same objective."""

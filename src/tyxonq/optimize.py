@@ -131,17 +131,28 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     progress = maxiter > 50 if progress is None else progress
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
-    if K.capabilities.jit == "jax.jit" if jit is None else jit:
-        objective, evaluate = _compiled_objective(K, objective, gradient_method)
-    else:
-        evaluate = value_and_grad(objective, method=gradient_method)
-    if method.lower() in FIRST_ORDER_METHODS:
+    method_name = method.lower()
+    compiling = K.capabilities.jit == "jax.jit" if jit is None else jit
+    compiled = _compiled_functions(K, objective, gradient_method) if compiling else {}
+
+    def made(key: Any, build: Callable[[], Callable]) -> Callable:
+        """``build()``, compiled once per objective when compiling."""
+        if not compiling:
+            return build()
+        if key not in compiled:
+            compiled[key] = _compiled(K, build())
+        return compiled[key]
+
+    gradient = lambda: value_and_grad(objective, method=gradient_method)  # noqa: E731
+    if method_name in FIRST_ORDER_METHODS:
         if K.name == "pytorch":
-            return _torch_optimizer(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
-                                    progress)
-        return _numpy_first_order(K, evaluate, x0, method.lower(), maxiter, tol, learning_rate,
-                                  progress)
-    return _scipy(K, objective, evaluate, x0, method, maxiter, tol, progress, options or {})
+            return _torch_optimizer(K, made("evaluate", gradient), x0, method_name, maxiter, tol,
+                                    learning_rate, progress)
+        step = made(("step", method_name, learning_rate),
+                    lambda: _first_order_step(K, gradient(), method_name, learning_rate))
+        return _stepped_first_order(K, step, x0, method_name, maxiter, tol, progress)
+    return _scipy(K, made("objective", lambda: objective), made("evaluate", gradient), x0, method,
+                  maxiter, tol, progress, options or {})
 
 
 class ObjectiveNotCompiledWarning(RuntimeWarning):
@@ -151,19 +162,15 @@ class ObjectiveNotCompiledWarning(RuntimeWarning):
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled_objective(K: Any, objective: Callable,
-                        gradient_method: str | None) -> tuple[Callable, Callable]:
-    """The compiled objective and value-and-gradient, kept per objective function, backend and
-    gradient method: a later ``minimize`` of the same objective compiles nothing again."""
+def _compiled_functions(K: Any, objective: Callable, gradient_method: str | None) -> dict[Any, Callable]:
+    """The compiled functions of an objective (itself, its value and gradient, first-order steps),
+    kept per objective function, backend and gradient method: a later ``minimize`` of the same
+    objective compiles nothing again."""
     try:
         per_objective = _COMPILED.setdefault(objective, {})
     except TypeError:  # not weakly referenceable: compiled for this call only
         per_objective = {}
-    key = (K, gradient_method)
-    if key not in per_objective:
-        per_objective[key] = (_compiled(K, objective),
-                              _compiled(K, value_and_grad(objective, method=gradient_method)))
-    return per_objective[key]
+    return per_objective.setdefault((K, gradient_method), {})
 
 
 def _compiled(K: Any, fn: Callable) -> Callable:
@@ -215,28 +222,41 @@ def _first_order_loop(step: Callable[[], float], current: Callable[[], np.ndarra
     return result
 
 
-def _numpy_first_order(K: Any, evaluate: Callable, x0: np.ndarray, method: str, maxiter: int,
-                       tol: float, learning_rate: float, progress: bool) -> OptimizeResult:
-    x = x0.copy()
-    first, second = np.zeros_like(x), np.zeros_like(x)
-    beta1, beta2, epsilon = 0.9, 0.999, 1e-8
+ADAM_BETAS, ADAM_EPSILON = (0.9, 0.999), 1e-8
+
+
+def _first_order_step(K: Any, evaluate: Callable, method: str, learning_rate: float) -> Callable:
+    """``step(x, first, second, count) -> (x, first, second, value)``: one Adam or SGD update in
+    backend arrays (textbook Adam, as ``torch.optim.Adam``), compilable as a whole."""
+    beta1, beta2 = ADAM_BETAS
+
+    def step(x: Any, first: Any, second: Any, count: Any) -> tuple[Any, Any, Any, Any]:
+        value, gradient = evaluate(x)
+        if method == "sgd":
+            return x - learning_rate * gradient, first, second, value
+        first = beta1 * first + (1 - beta1) * gradient
+        second = beta2 * second + (1 - beta2) * gradient * gradient
+        corrected1 = first / (1 - beta1 ** count)
+        corrected2 = second / (1 - beta2 ** count)
+        return x - learning_rate * corrected1 / (K.sqrt(corrected2) + ADAM_EPSILON), first, second, value
+
+    return step
+
+
+def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray, method: str, maxiter: int,
+                         tol: float, progress: bool) -> OptimizeResult:
+    x = K.asarray(x0, K.real_dtype)
+    state = [x, K.zeros_like(x), K.zeros_like(x)]
     counter = [0]
 
-    def step() -> float:
-        value, gradient = evaluate(K.asarray(x))
-        gradient = np.asarray(K.to_numpy(gradient), dtype=np.float64)
+    def advance() -> float:
         counter[0] += 1
-        if method == "sgd":
-            x[:] = x - learning_rate * gradient
-        else:
-            first[:] = beta1 * first + (1 - beta1) * gradient
-            second[:] = beta2 * second + (1 - beta2) * gradient ** 2
-            corrected1 = first / (1 - beta1 ** counter[0])
-            corrected2 = second / (1 - beta2 ** counter[0])
-            x[:] = x - learning_rate * corrected1 / (np.sqrt(corrected2) + epsilon)
+        x, first, second, value = step(*state, K.asarray(float(counter[0]), K.real_dtype))
+        state[:] = [x, first, second]
         return float(K.to_numpy(value))
 
-    return _first_order_loop(step, lambda: x.copy(), maxiter, tol, progress, method)
+    return _first_order_loop(advance, lambda: np.array(K.to_numpy(state[0]), dtype=np.float64),
+                             maxiter, tol, progress, method)
 
 
 def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str, maxiter: int,
