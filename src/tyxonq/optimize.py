@@ -6,9 +6,10 @@ cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy
 progress bar on long runs (tqdm, when installed; ``progress=False`` turns it off) and stops when
 the energy changes by less than ``tol`` (or the method's own criterion).
 
-Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; a NumPy Adam/SGD elsewhere), and any
-``scipy.optimize.minimize`` method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``,
-``"Nelder-Mead"`` ...), which receive exact gradients when they use them.
+Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; elsewhere one update rule in
+backend arrays, compiled together with the gradient on JAX), and any ``scipy.optimize.minimize``
+method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``, ``"Nelder-Mead"`` ...), which receive
+exact gradients when they use them.
 """
 
 from __future__ import annotations
@@ -111,9 +112,10 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     progress : bool, optional
         Show a tqdm bar; by default only for runs of more than 50 iterations.
     jit : bool, optional
-        Compile the objective and its gradient with the backend's ``jit`` (once, on the first
-        iteration). By default only where compiling is how the backend gets fast (JAX). An
-        objective that cannot be traced runs uncompiled, with one warning.
+        Compile the objective, its gradient and (Adam/SGD) the whole update step with the
+        backend's ``jit``, once per objective function. By default only where compiling is how
+        the backend gets fast (JAX). An objective that cannot be traced runs uncompiled, with one
+        :class:`ObjectiveNotCompiledWarning`.
     options : dict, optional
         Extra options for ``scipy.optimize.minimize``.
 
