@@ -134,7 +134,7 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
     method_name = method.lower()
-    compiling = K.capabilities.jit == "jax.jit" if jit is None else jit
+    compiling = K.capabilities.compiles_whole_functions if jit is None else jit
     compiled = _compiled_functions(K, objective, gradient_method) if compiling else {}
 
     def made(key: Any, build: Callable[[], Callable]) -> Callable:

@@ -176,8 +176,8 @@ class Circuit(GateMethods):
                        _LIGHT_CONE_HINT)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if method == "auto":
-            compiling = K.capabilities.jit == "jax.jit"
-            method = "sweep" if n <= SWEEP_MAX_QUBITS and ops and not compiling else "contraction"
+            swept = n <= SWEEP_MAX_QUBITS and ops and not K.capabilities.compiles_whole_functions
+            method = "sweep" if swept else "contraction"
         if method == "sweep" and not self._is_traced():
             return sweep_state(K, n, ops, self._input_array(K))
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),

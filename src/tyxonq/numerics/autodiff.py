@@ -1,4 +1,5 @@
-"""Argument and output checks shared by every ``value_and_grad``, and finite differences.
+"""Argument and output checks shared by every ``value_and_grad``, the wrapper shared by the
+autograd backends (PyTorch, JAX), and finite differences.
 
 The finite-difference gradient is what backends without autograd (NumPy, cuPyNumeric) use. It is
 a central difference with a step scaled to the dtype and to each element's magnitude, so it is as
@@ -24,6 +25,7 @@ __all__ = [
     "split_arrays",
     "check_argnums_in_range",
     "finite_difference_value_and_grad",
+    "autograd_value_and_grad",
     "real_scalar_output",
 ]
 
@@ -185,3 +187,44 @@ class _ArraySlot:
 
     def __init__(self, index: int) -> None:
         self.index = index
+
+
+def autograd_value_and_grad(backend: Any, fn: Callable[..., Any], argnums: Any, has_aux: bool,
+                            transform: Callable[..., Callable[..., Any]],
+                            prepare: Callable[[Any], Any],
+                            finish: Callable[[Any], Any] = lambda grads: grads) -> Callable[..., Any]:
+    """``value_and_grad`` over a library transform, with tyxonq's checks and calling convention.
+
+    ``transform(checked, argnums, has_aux)`` is the library's value-and-gradient transform
+    returning ``(output, grads)``; ``prepare`` makes each differentiated argument a floating
+    array; ``finish`` puts the gradients into tyxonq's convention. ``fn`` must return a real
+    scalar (checked here), and ``aux`` may hold non-array leaves, which ride outside the
+    transform (:func:`split_arrays`).
+    """
+    nums, single = normalize_argnums(argnums)
+    aux_structure: list[Any] = []
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
+        value = real_scalar_output(backend, value)
+        if not has_aux:
+            return value
+        arrays, rebuild = split_arrays(aux, backend.is_array)
+        aux_structure[:] = [rebuild]
+        return value, tuple(arrays)
+
+    transformed = transform(checked, nums[0] if single else nums, has_aux)
+
+    @functools.wraps(fn)
+    def value_and_grad(*args: Any, **kwargs: Any) -> Any:
+        check_argnums_in_range(nums, len(args))
+        args = list(args)
+        for a in nums:
+            args[a] = prepare(args[a])
+        output, grads = transformed(*args, **kwargs)
+        if has_aux:
+            value, aux_arrays = output
+            output = (value, aux_structure[0](list(aux_arrays)))
+        return output, finish(grads)
+
+    return value_and_grad

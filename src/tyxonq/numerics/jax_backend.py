@@ -15,20 +15,13 @@ Arrays live on JAX's default device (a GPU when ``jax[cuda]`` is installed and o
 
 from __future__ import annotations
 
-import functools
 import importlib
 from typing import Any, Callable
 
 import numpy as np
 
 from .array_module import ArrayModuleBackend
-from .autodiff import (
-    check_argnums_in_range,
-    normalize_argnums,
-    real_scalar_output,
-    split_arrays,
-    split_value_and_aux,
-)
+from .autodiff import autograd_value_and_grad
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
 
@@ -101,12 +94,6 @@ class JaxBackend(ArrayModuleBackend):
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.jax.Array)
 
-    def cast(self, x: Any, dtype: Any) -> Any:
-        x = self.asarray(x)
-        target = self._resolve_dtype(dtype)
-        self._refuse_complex_to_real(x, target)
-        return x if x.dtype == target else x.astype(target)
-
     def rng(self, seed: int | None = None) -> Any:
         """A seeded NumPy generator; samples are drawn on the host and moved to the device."""
         return np.random.default_rng(seed)
@@ -135,36 +122,17 @@ class JaxBackend(ArrayModuleBackend):
         >>> complex(grad[0])
         (2+4j)
         """
-        nums, single = normalize_argnums(argnums)
-        aux_structure: list[Any] = []
+        def transform(checked: Callable, nums: Any, aux: bool) -> Callable:
+            return self.jax.value_and_grad(checked, argnums=nums, has_aux=aux)
 
-        def checked(*args: Any, **kwargs: Any) -> Any:
-            value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
-            value = real_scalar_output(self, value)
-            if not has_aux:
-                return value
-            arrays, rebuild = split_arrays(aux, self.is_array)
-            aux_structure[:] = [rebuild]
-            return value, tuple(arrays)
+        def prepare(argument: Any) -> Any:
+            return self.cast(argument, self._differentiable_dtype(self.asarray(argument)))
 
-        transformed = self.jax.value_and_grad(checked, argnums=nums[0] if single else nums,
-                                              has_aux=has_aux)
-
-        @functools.wraps(fn)
-        def value_and_grad(*args: Any, **kwargs: Any) -> Any:
-            check_argnums_in_range(nums, len(args))
-            args = list(args)
-            for a in nums:
-                args[a] = self.cast(args[a], self._differentiable_dtype(self.asarray(args[a])))
-            output, grads = transformed(*args, **kwargs)
-            if has_aux:
-                value, aux_arrays = output
-                output = (value, aux_structure[0](list(aux_arrays)))
-            grads = self.jax.tree_util.tree_map(
+        def conjugated(grads: Any) -> Any:
+            return self.jax.tree_util.tree_map(
                 lambda g: self.xp.conj(g) if self.is_complex(g) else g, grads)
-            return output, grads
 
-        return value_and_grad
+        return autograd_value_and_grad(self, fn, argnums, has_aux, transform, prepare, conjugated)
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Vectorise ``fn`` with ``jax.vmap``."""

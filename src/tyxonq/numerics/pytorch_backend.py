@@ -15,13 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .array_module import einsum_index_count
-from .autodiff import (
-    check_argnums_in_range,
-    normalize_argnums,
-    real_scalar_output,
-    split_arrays,
-    split_value_and_aux,
-)
+from .autodiff import autograd_value_and_grad
 from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
@@ -476,35 +470,16 @@ class PyTorchBackend(BackendBase):
         >>> grad.tolist()  # df/dRe z + 1j df/dIm z
         [(2+4j)]
         """
-        nums, single = normalize_argnums(argnums)
-        aux_structure: list[Any] = []  # aux's non-tensor parts, which torch.func cannot carry
+        def transform(checked: Callable, nums: Any, aux: bool) -> Callable:
+            grad_and_value = self.torch.func.grad_and_value(checked, argnums=nums, has_aux=aux)
 
-        def checked(*args: Any, **kwargs: Any) -> Any:
-            value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
-            value = real_scalar_output(self, value)
-            if not has_aux:
-                return value
-            tensors, rebuild = split_arrays(aux, self.is_array)
-            aux_structure[:] = [rebuild]
-            return value, tuple(tensors)
+            def value_first(*args: Any, **kwargs: Any) -> Any:
+                grads, output = grad_and_value(*args, **kwargs)
+                return output, grads
 
-        transformed = self.torch.func.grad_and_value(
-            checked, argnums=nums[0] if single else nums, has_aux=has_aux
-        )
+            return value_first
 
-        @functools.wraps(fn)
-        def value_and_grad(*args: Any, **kwargs: Any) -> Any:
-            check_argnums_in_range(nums, len(args))
-            args = list(args)
-            for a in nums:
-                args[a] = self._floating(args[a])
-            grads, output = transformed(*args, **kwargs)
-            if has_aux:
-                value, aux_tensors = output
-                output = (value, aux_structure[0](list(aux_tensors)))
-            return output, grads
-
-        return value_and_grad
+        return autograd_value_and_grad(self, fn, argnums, has_aux, transform, self._floating)
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Vectorise ``fn`` with ``torch.func.vmap``."""
