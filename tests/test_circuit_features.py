@@ -274,6 +274,48 @@ def test_large_networks_also_try_a_hyper_optimised_path(monkeypatch):
     np.testing.assert_allclose(state, expected, atol=1e-12)
 
 
+def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypatch):
+    """On a backend that compiles whole functions (JAX) plans are thorough: cotengra's search joins
+    above THOROUGH_NETWORK_COST; on NumPy the same network keeps the cheap paths."""
+    pytest.importorskip("cotengra")
+    from tyxonq.circuit import paths
+
+    calls = []
+    real = paths.cotengra_path
+    monkeypatch.setattr(paths, "THOROUGH_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "cotengra_path", lambda *args: calls.append(1) or real(*args))
+    params = np.random.default_rng(1).uniform(0, 1, 2 * 5 * 3)
+    circuit = tq.templates.rotation_ladder(5, params, 3)
+    expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
+    tq.clear_plan_cache()
+    with tq.use_backend("numpy"):
+        np.testing.assert_allclose(circuit.state(method="contraction"), expected, atol=1e-12)
+    assert calls == []
+    pytest.importorskip("jax")
+    with tq.use_backend("jax") as K:
+        np.testing.assert_allclose(K.to_numpy(circuit.state()), expected, atol=1e-12)
+    assert calls == [1]
+
+
+def test_planning_without_cotengra_warns_once(monkeypatch):
+    import sys
+
+    from tyxonq.circuit import paths
+
+    monkeypatch.setitem(sys.modules, "cotengra", None)
+    monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "_WARNED_NO_COTENGRA", [])
+    tq.clear_plan_cache()
+    expected_warning = pytest.warns(paths.PathSearchWarning, match="tyxonq\\[contract\\]")
+    with tq.use_backend("numpy"), expected_warning as caught:
+        for n in (4, 5):
+            params = np.random.default_rng(n).uniform(0, 1, 2 * n * 2)
+            circuit = tq.templates.rotation_ladder(n, params, 2)
+            expected = reference_state(n, [(op.gate, op.qubits, op.params) for op in circuit.operations])
+            np.testing.assert_allclose(circuit.state(method="contraction"), expected, atol=1e-12)
+    assert sum(issubclass(w.category, paths.PathSearchWarning) for w in caught) == 1
+
+
 def test_custom_path_finder_and_memory_limit():
     calls = []
 

@@ -147,8 +147,10 @@ class Circuit(GateMethods):
                 "use the pytorch backend (autograd) or method='finite-difference'"
             )
         K = get_backend()
+        # a backend that compiles whole functions reuses the plan inside compiled programs and
+        # already spends seconds compiling: there a longer path search pays off
         plan = get_plan(request + self._structure(), make_network, K.capabilities.max_ndim,
-                        output_shape)
+                        output_shape, thorough=K.capabilities.compiles_whole_functions)
         require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
                        _LIGHT_CONE_HINT)
         tensors = bind_tensors(K, plan.network, self._operations, self._input_array(K), **binding)

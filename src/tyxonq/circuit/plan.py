@@ -145,7 +145,7 @@ def absorb_vectors(inputs: list[set[str]], output: set[str]) -> list[tuple[int, 
         path.append((vector, neighbour))
 
 
-def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...]) -> Plan:
+def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...], thorough: bool) -> Plan:
     contractor = get_contractor()
     labels = sorted({leg for slot in network.slots for leg in slot.legs})
     symbol = {leg: opt_einsum.get_symbol(i) for i, leg in enumerate(labels)}
@@ -156,7 +156,7 @@ def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...]) 
     if len(inputs) > 1:
         with _CACHE._lock:
             _CACHE.path_searches += 1
-        path += contractor.find_path(inputs, output, size_dict)
+        path += contractor.find_path(inputs, output, size_dict, thorough)
     sizes = {leg: 2 for leg in labels}
     contraction = compile_path([slot.legs for slot in network.slots], path, sizes, max_ndim)
     moves = permutation_moves(contraction.result_legs, network.output, sizes, max_ndim)
@@ -164,10 +164,12 @@ def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...]) 
 
 
 def get_plan(key: tuple, make_network: Callable[[], Network], max_ndim: int,
-             output_shape: tuple[int, ...]) -> Plan:
-    """The cached plan for ``key`` (structure, request, contractor, limit), building it if new."""
-    full_key = key + (get_contractor().cache_key, max_ndim, output_shape)
-    return _CACHE.get(full_key, lambda: _build_plan(make_network(), max_ndim, output_shape))
+             output_shape: tuple[int, ...], thorough: bool = False) -> Plan:
+    """The cached plan for ``key`` (structure, request, contractor, limit), building it if new.
+
+    ``thorough``: search longer for a cheaper path (for plans compiled into reused programs)."""
+    full_key = key + (get_contractor().cache_key, max_ndim, output_shape, thorough)
+    return _CACHE.get(full_key, lambda: _build_plan(make_network(), max_ndim, output_shape, thorough))
 
 
 def run_plan(plan: Plan, K: Any, tensors: list[Any]) -> Any:
