@@ -255,21 +255,34 @@ def test_cotengra_missing_gives_the_install_command(monkeypatch):
         tq.set_contractor("cotengra")
 
 
+def _count_cotengra_searches(monkeypatch) -> list[int]:
+    """The trials asked of each cotengra search, recorded while the real search runs."""
+    from tyxonq.circuit import paths
+
+    calls: list[int] = []
+    real = paths.cotengra_path
+
+    def counted(*args, repeats=paths.HYPER_REPEATS, **kwargs):
+        calls.append(repeats)
+        return real(*args, repeats=repeats, **kwargs)
+
+    monkeypatch.setattr(paths, "cotengra_path", counted)
+    return calls
+
+
 def test_large_networks_also_try_a_hyper_optimised_path(monkeypatch):
     """Above LARGE_NETWORK_COST the circuit finder adds cotengra's combo path as a candidate."""
     pytest.importorskip("cotengra")
     from tyxonq.circuit import paths
 
-    calls = []
-    real = paths.cotengra_path
+    calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
-    monkeypatch.setattr(paths, "cotengra_path", lambda *args: calls.append(1) or real(*args))
     params = np.random.default_rng(0).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     tq.clear_plan_cache()
     with tq.use_backend("numpy"):
         state = circuit.state(method="contraction")
-    assert calls == [1]
+    assert calls == [paths.HYPER_REPEATS]
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
     np.testing.assert_allclose(state, expected, atol=1e-12)
 
@@ -280,10 +293,8 @@ def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypat
     pytest.importorskip("cotengra")
     from tyxonq.circuit import paths
 
-    calls = []
-    real = paths.cotengra_path
+    calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "THOROUGH_NETWORK_COST", 0.0)
-    monkeypatch.setattr(paths, "cotengra_path", lambda *args: calls.append(1) or real(*args))
     params = np.random.default_rng(1).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
@@ -294,7 +305,7 @@ def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypat
     pytest.importorskip("jax")
     with tq.use_backend("jax") as K:
         np.testing.assert_allclose(K.to_numpy(circuit.state()), expected, atol=1e-12)
-    assert calls == [1]
+    assert calls == [paths.THOROUGH_REPEATS]
 
 
 def test_planning_without_cotengra_warns_once(monkeypatch):

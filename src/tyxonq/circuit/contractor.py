@@ -15,7 +15,6 @@ from typing import Any, Callable, Iterator
 import opt_einsum
 
 from .._context import ContextualSetting
-from . import paths
 from .paths import circuit_path, cotengra_path
 
 __all__ = ["Contractor", "set_contractor", "get_contractor", "use_contractor", "CONTRACTOR_NAMES"]
@@ -39,10 +38,9 @@ class Contractor:
     def find_path(self, inputs: list[set[str]], output: set[str], size_dict: dict[str, int],
                   thorough: bool = False) -> list:
         """A path for the network; ``thorough`` lets the ``circuit`` finder search hyper-optimised
-        paths from a lower network cost (other finders search as they always do)."""
+        paths from a lower network cost, with more trials (other finders search as always)."""
         if thorough and self.finder is circuit_path:
-            return list(circuit_path(inputs, output, size_dict, self.memory_limit,
-                                     hyper_above=paths.THOROUGH_NETWORK_COST))
+            return list(circuit_path(inputs, output, size_dict, self.memory_limit, thorough=True))
         return list(self.finder(inputs, output, size_dict, self.memory_limit))
 
 
