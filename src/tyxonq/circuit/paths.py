@@ -101,8 +101,9 @@ def growing_path(inputs: Sequence[set], output: set, size_dict: dict,
 #: a hyper-optimised search, when cotengra is installed: seconds of planning, once per structure.
 LARGE_NETWORK_COST = 1e10
 #: The same for a thorough plan (about a 14-qubit dense state): on JAX, where a plan is compiled
-#: into a program that is reused and compilation already takes seconds. Measured (2 cores, jit):
-#: the 16-qubit QAOA energy and gradient 57 -> 22 ms, the 16-qubit ansatz gradient 17 -> 9.5 ms.
+#: into a program that is reused and compilation already takes seconds. Measured (2 cores, jit,
+#: benchmarks/run.py): the 16-qubit QAOA energy and gradient 57 -> 13-18 ms, the 50-qubit
+#: brickwork amplitude and <Z> 7.6 -> 2.4-3.2 ms, a 16-qubit state 11.6 -> 5.3-5.5 ms.
 THOROUGH_NETWORK_COST = 5e6
 #: Trials of the hyper-optimised search; a thorough plan runs more (the best of 8 trials for a
 #: 22-qubit state varied by 40% in cost between runs, the best of 32 by 15%).
