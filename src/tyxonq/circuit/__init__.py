@@ -10,6 +10,7 @@ from __future__ import annotations
 from .circuit import Circuit
 from .contractor import Contractor, get_contractor, set_contractor, use_contractor
 from .gates import GATES
+from .paths import PathSearchWarning
 from .plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "clear_plan_cache",
     "set_plan_cache",
     "PlanCacheInfo",
+    "PathSearchWarning",
 ]
