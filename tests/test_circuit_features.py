@@ -315,7 +315,7 @@ def test_planning_without_cotengra_warns_once(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "cotengra", None)
     monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
-    monkeypatch.setattr(paths, "_WARNED_NO_COTENGRA", [])
+    monkeypatch.setattr(paths, "_warned_no_cotengra", False)
     tq.clear_plan_cache()
     expected_warning = pytest.warns(paths.PathSearchWarning, match="tyxonq\\[contract\\]")
     with tq.use_backend("numpy"), expected_warning as caught:

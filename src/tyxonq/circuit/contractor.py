@@ -8,6 +8,7 @@ symbols, ``output`` a set, and ``path`` in opt_einsum's linear format.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -24,11 +25,13 @@ CONTRACTOR_NAMES = ("circuit", "greedy", "auto", "optimal", "cotengra")
 
 @dataclass(frozen=True)
 class Contractor:
-    """A path finder and its memory limit (the largest intermediate, in elements)."""
+    """A path finder and its memory limit (the largest intermediate, in elements); optionally a
+    ``thorough_finder`` (same signature) for plans that are compiled into reused programs."""
 
     name: str
     finder: Callable[..., Any]
     memory_limit: int | None = None
+    thorough_finder: Callable[..., Any] | None = None
 
     @property
     def cache_key(self) -> tuple:
@@ -37,11 +40,10 @@ class Contractor:
 
     def find_path(self, inputs: list[set[str]], output: set[str], size_dict: dict[str, int],
                   thorough: bool = False) -> list:
-        """A path for the network; ``thorough`` lets the ``circuit`` finder search hyper-optimised
-        paths from a lower network cost, with more trials (other finders search as always)."""
-        if thorough and self.finder is circuit_path:
-            return list(circuit_path(inputs, output, size_dict, self.memory_limit, thorough=True))
-        return list(self.finder(inputs, output, size_dict, self.memory_limit))
+        """A path for the network; ``thorough`` uses the thorough finder where there is one (the
+        ``circuit`` finder's searches hyper-optimised paths from a lower cost, with more trials)."""
+        finder = self.thorough_finder if thorough and self.thorough_finder else self.finder
+        return list(finder(inputs, output, size_dict, self.memory_limit))
 
 
 def _cotengra_finder() -> Callable[..., Any]:
@@ -61,7 +63,7 @@ def _make_contractor(method: str | Callable[..., Any], memory_limit: int | None)
     if callable(method):
         return Contractor(getattr(method, "__name__", "custom"), method, memory_limit)
     if method == "circuit":
-        return Contractor(method, circuit_path, memory_limit)
+        return Contractor(method, circuit_path, memory_limit, functools.partial(circuit_path, thorough=True))
     if method in ("greedy", "auto", "optimal"):
         return Contractor(method, opt_einsum.paths.get_path_fn(method), memory_limit)
     if method == "cotengra":

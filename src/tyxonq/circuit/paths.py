@@ -139,18 +139,19 @@ class PathSearchWarning(RuntimeWarning):
     """A contraction path was planned without cotengra: results are the same, only slower."""
 
 
-_WARNED_NO_COTENGRA: list[bool] = []
+_warned_no_cotengra = False
 
 
 def _hyper_path(inputs: Sequence[set], output: set, size_dict: dict,
                 repeats: int) -> list[tuple[int, ...]] | None:
     """:func:`cotengra_path`, or ``None`` without cotengra (the cheap paths then stand; only
     speed differs, and a :class:`PathSearchWarning` says so once per process)."""
+    global _warned_no_cotengra
     try:
         return cotengra_path(inputs, output, size_dict, repeats=repeats)
     except ImportError:
-        if not _WARNED_NO_COTENGRA:
-            _WARNED_NO_COTENGRA.append(True)
+        if not _warned_no_cotengra:
+            _warned_no_cotengra = True
             warnings.warn("cotengra is not installed, so this large network's contraction path comes "
                           "from opt_einsum's greedy search only: the same results, possibly slower. "
                           "pip install 'tyxonq[contract]' for hyper-optimised paths.",
