@@ -257,7 +257,7 @@ def test_cotengra_missing_gives_the_install_command(monkeypatch):
 
 def _count_cotengra_searches(monkeypatch) -> list[int]:
     """The trials asked of each cotengra search, recorded while the real search runs."""
-    from tyxonq.circuit import paths
+    from tyxonq.circuit.contraction import paths
 
     calls: list[int] = []
     real = paths.cotengra_path
@@ -273,7 +273,7 @@ def _count_cotengra_searches(monkeypatch) -> list[int]:
 def test_large_networks_also_try_a_hyper_optimised_path(monkeypatch):
     """Above LARGE_NETWORK_COST the circuit finder adds cotengra's combo path as a candidate."""
     pytest.importorskip("cotengra")
-    from tyxonq.circuit import paths
+    from tyxonq.circuit.contraction import paths
 
     calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
@@ -291,7 +291,7 @@ def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypat
     """On a backend that compiles whole functions (JAX) plans are thorough: cotengra's search joins
     above THOROUGH_NETWORK_COST; on NumPy the same network keeps the cheap paths."""
     pytest.importorskip("cotengra")
-    from tyxonq.circuit import paths
+    from tyxonq.circuit.contraction import paths
 
     calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "THOROUGH_NETWORK_COST", 0.0)
@@ -311,7 +311,7 @@ def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypat
 def test_planning_without_cotengra_warns_once(monkeypatch):
     import sys
 
-    from tyxonq.circuit import paths
+    from tyxonq.circuit.contraction import paths
 
     monkeypatch.setitem(sys.modules, "cotengra", None)
     monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)

@@ -11,9 +11,9 @@ import tyxonq as tq
 from conftest import BACKEND_IDS, make_backend
 from reference import PARAMETRISED, apply, reference_state
 from test_circuit import PRECISIONS, build, check, random_circuits
-from tyxonq.circuit.fusion import MAX_BLOCK_QUBITS
-from tyxonq.circuit.statevector import apply_placed, place
-from tyxonq.circuit.sweep import (
+from tyxonq.circuit.operations.fusion import MAX_BLOCK_QUBITS
+from tyxonq.circuit.statevector.placement import apply_placed, place
+from tyxonq.circuit.statevector.sweep import (
     bind_matrices,
     block_operators,
     run_sweep,

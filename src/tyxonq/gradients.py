@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .circuit.tracing import Dual, TracingError, gradient_method, traced_array
+from .circuit.differentiation.tracing import Dual, TracingError, gradient_method, traced_array
 from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
 

@@ -8,10 +8,10 @@ cached; evaluation binds parameters and contracts through the active backend.
 from __future__ import annotations
 
 from .circuit import Circuit
-from .contractor import Contractor, get_contractor, set_contractor, use_contractor
-from .gates import GATES
-from .paths import PathSearchWarning
-from .plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
+from .contraction.contractor import Contractor, get_contractor, set_contractor, use_contractor
+from .contraction.paths import PathSearchWarning
+from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
+from .operations.gates import GATES
 
 __all__ = [
     "Circuit",

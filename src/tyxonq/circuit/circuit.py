@@ -13,30 +13,30 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from .binding import bind_tensors
-from .drawing import draw as draw_circuit
-from .gate_methods import GateMethods
-from .gates import GATES, constant
+from .contraction.binding import bind_tensors
+from .contraction.network import amplitude_network, expectation_network, matrix_network, state_network
+from .contraction.plan import get_plan, run_plan
+from .differentiation.tracing import Dual, TracingError
 from .memory import require_memory
-from .network import amplitude_network, expectation_network, matrix_network, state_network
-from .operations import (
+from .operations.drawing import draw as draw_circuit
+from .operations.gate_methods import GateMethods
+from .operations.gates import GATES, constant
+from .operations.operation import (
     Operation,
     matrix_values,
     validate_angle,
     validate_qubits,
     validate_unitary_matrix,
 )
-from .plan import get_plan, run_plan
-from .statevector import apply_matrix
-from .sweep import sweep_state
-from .tracing import Dual, TracingError
+from .statevector.placement import apply_matrix
+from .statevector.sweep import sweep_state
 
 __all__ = ["Circuit"]
 
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
 HERMITIAN_TOLERANCE = 1e-8
 #: ``state()`` of at most this many qubits is computed by a block state-vector sweep
-#: (:mod:`tyxonq.circuit.sweep`: a few matmuls over the state, nothing to plan); larger states by
+#: (:mod:`tyxonq.circuit.statevector.sweep`: a few matmuls over the state, nothing to plan); larger states by
 #: contracting the tensor network, whose path needs fewer passes over the large arrays. On a
 #: backend that compiles whole functions (JAX) every size is contracted: compiled, the per-call
 #: overhead the sweep saves is gone, and XLA runs the contraction faster (a 12-qubit energy and
@@ -160,7 +160,7 @@ class Circuit(GateMethods):
         """The output state vector, of length ``2**num_qubits`` (qubit 0 most significant).
 
         ``method``: ``"sweep"`` applies fused blocks of gates to a state vector
-        (:mod:`tyxonq.circuit.sweep`), ``"contraction"`` contracts the circuit's tensor network
+        (:mod:`tyxonq.circuit.statevector.sweep`), ``"contraction"`` contracts the circuit's tensor network
         along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits (none on
         a compiling backend, JAX). Both are exact; they differ only in speed.
 
@@ -278,7 +278,7 @@ class Circuit(GateMethods):
     def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any) -> Any:
         if not hermitian:
             raise TracingError("exact gradients need a real objective: use hermitian=True")
-        from .differentiation import traced_expectation
+        from .differentiation.traced import traced_expectation
 
         return traced_expectation(self, evaluate, apply_observable)
 

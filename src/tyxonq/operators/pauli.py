@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..circuit.tracing import Dual
+from ..circuit.differentiation.tracing import Dual
 
 __all__ = ["PauliSum", "DENSE_QUBITS"]
 

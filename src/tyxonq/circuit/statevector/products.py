@@ -1,7 +1,7 @@
 """Fused blocks' matrices: the product of each block's member gates, blocks of one shape at once.
 
 A block's matrix is built by applying its members, in circuit order, to the identity of its
-``2^k``-dimensional space (each member where its :class:`~tyxonq.circuit.statevector.Placement`
+``2^k``-dimensional space (each member where its :class:`~tyxonq.circuit.statevector.placement.Placement`
 says; a diagonal block keeps only diagonals). Blocks with the same *shape* -- the same members'
 placements, whatever the gates -- are multiplied together: their members' matrices are stacked
 and every step is one batched call, so a layer of like blocks costs a handful of backend calls
@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .statevector import Placement, apply_placed
+from .placement import Placement, apply_placed
 
 __all__ = ["BlockShape", "group_blocks", "block_products", "backend_constant", "neutral"]
 
@@ -53,7 +53,7 @@ def group_blocks(shapes: Sequence[BlockShape]) -> tuple[tuple[int, ...], ...]:
 
     Examples
     --------
-    >>> from tyxonq.circuit.statevector import place
+    >>> from tyxonq.circuit.statevector.placement import place
     >>> first = place((0,), 2, trail=4, shape=(4, 4))
     >>> group_blocks([(False, (first,)), (False, (first,)), (True, ())])
     ((0, 1), (2,))

@@ -1,5 +1,5 @@
 """The adjoint sweep: ``<psi|O|psi>`` and its derivatives with respect to every gate angle, from
-one forward and one backward sweep over the state vector (:mod:`tyxonq.circuit.sweep`).
+one forward and one backward sweep over the state vector (:mod:`tyxonq.circuit.statevector.sweep`).
 
 Backwards over blocks, the state and the co-state ``lambda = O|psi>`` are stacked in one array
 (one call undoes a block on both). For a block ``B = E_m ... E_1`` (``E`` its members embedded
@@ -19,12 +19,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..numerics import get_backend
-from .executor import permute
-from .gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
-from .operations import Operation
+from ...numerics import get_backend
+from ..contraction.executor import permute
+from ..operations.gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
+from ..operations.operation import Operation
+from .placement import apply_placed, place
 from .products import backend_constant, neutral
-from .statevector import apply_placed, place
 from .sweep import (
     SweepBlock,
     apply_block,

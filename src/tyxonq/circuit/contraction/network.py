@@ -14,9 +14,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .fusion import fuse_operations
+from ..operations.fusion import fuse_operations
+from ..operations.operation import Operation
 from .lightcone import light_cone
-from .operations import Operation
 
 __all__ = ["Slot", "BlockRecipe", "Network", "state_network", "amplitude_network",
            "expectation_network", "matrix_network"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .gates import GATES
-from .operations import Operation
+from .operation import Operation
 
 __all__ = ["draw"]
 

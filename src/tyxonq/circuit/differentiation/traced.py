@@ -1,11 +1,12 @@
 """Exact gradients of expectation values with respect to gate angles: adjoint and parameter shift.
 
 Both work on any backend through the protocol. They are reached through traced parameters
-(:mod:`tyxonq.circuit.tracing`): an expectation of a circuit whose angles are :class:`Dual`
+(:mod:`tyxonq.circuit.differentiation.tracing`): an expectation of a circuit whose angles are :class:`Dual`
 numbers returns a Dual whose gradient is ``sum_k dE/dθ_k · dθ_k/dparams``.
 
 * **adjoint**: one forward and one backward sweep over the state vector in fused blocks
-  (:mod:`tyxonq.circuit.sweep`), three vectors in memory (``dE/dθ_k = 2 Re <λ_k| dU_k |ψ_{k-1}>``).
+  (:mod:`tyxonq.circuit.statevector.sweep`), three vectors in memory
+  (``dE/dθ_k = 2 Re <λ_k| dU_k |ψ_{k-1}>``).
 * **parameter-shift**: two (four for controlled rotations) shifted evaluations per angle, each
   through the cached contraction plan (so the light cone still applies).
 """
@@ -17,10 +18,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..numerics import get_backend
-from .adjoint import adjoint_sweep
-from .gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
-from .operations import Operation
+from ...numerics import get_backend
+from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
+from ..operations.operation import Operation
+from ..statevector.adjoint import adjoint_sweep
 from .tracing import Dual, TracingError, active_gradient_method
 
 __all__ = ["traced_expectation", "plain_operations"]

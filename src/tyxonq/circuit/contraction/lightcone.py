@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from .operations import Operation
+from ..operations.operation import Operation
 
 __all__ = ["light_cone"]
 

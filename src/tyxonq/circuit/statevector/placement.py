@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .executor import Move, permutation_moves, permute
+from ..contraction.executor import Move, permutation_moves, permute
 
 __all__ = ["Placement", "place", "apply_placed", "apply_matrix"]
 

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .tracing import Dual
+from ..differentiation.tracing import Dual
 
 __all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
            "matrix_values"]

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .gates import constant
+from ..operations.gates import constant
+from ..operations.operation import Operation
+from ..statevector.placement import place
+from ..statevector.products import block_products, group_blocks
+from ..statevector.sweep import bind_matrices
 from .network import BlockRecipe, Network
-from .operations import Operation
-from .products import block_products, group_blocks
-from .statevector import place
-from .sweep import bind_matrices
 
 __all__ = ["bind_tensors", "block_matrices"]
 
@@ -21,7 +21,7 @@ __all__ = ["bind_tensors", "block_matrices"]
 def block_matrices(K: Any, blocks: Sequence[BlockRecipe], matrices: Sequence[Any],
                    cache: dict) -> list[Any]:
     """Every block's matrix (the product of its member gates in circuit order), like blocks
-    multiplied together (:mod:`tyxonq.circuit.products`); shapes are worked out once per
+    multiplied together (:mod:`tyxonq.circuit.statevector.products`); shapes are worked out once per
     network and backend dimension limit, in ``cache``."""
     max_ndim = K.capabilities.max_ndim
     if max_ndim not in cache:

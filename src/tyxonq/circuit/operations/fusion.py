@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .gates import DIAGONAL_GATES
-from .operations import Operation
+from .operation import Operation
 
 __all__ = ["Block", "fuse_operations", "fuse_for_sweep", "MAX_BLOCK_QUBITS", "MAX_DIAGONAL_QUBITS"]
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 import opt_einsum
 
-from .._context import ContextualSetting
+from ..._context import ContextualSetting
 from .paths import circuit_path, cotengra_path
 
 __all__ = ["Contractor", "set_contractor", "get_contractor", "use_contractor", "CONTRACTOR_NAMES"]

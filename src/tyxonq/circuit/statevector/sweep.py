@@ -1,11 +1,11 @@
 """State-vector sweeps: a circuit applied block by block to a state vector.
 
 A :class:`SweepProgram` depends only on the circuit's structure and is cached: the operations
-fused (:func:`~tyxonq.circuit.fusion.fuse_for_sweep`) into windows of adjacent qubits and
+fused (:func:`~tyxonq.circuit.operations.fusion.fuse_for_sweep`) into windows of adjacent qubits and
 diagonal blocks. Evaluation binds the angles (each gate kind's matrices built in one vectorised
 call), multiplies every block's members into one matrix (or one diagonal) and applies blocks
-through cached :class:`~tyxonq.circuit.statevector.Placement` s: matmuls on views of the state,
-element-wise products for diagonal blocks. :mod:`tyxonq.circuit.adjoint` runs it backwards.
+through cached :class:`~tyxonq.circuit.statevector.placement.Placement` s: matmuls on views of the state,
+element-wise products for diagonal blocks. :mod:`tyxonq.circuit.statevector.adjoint` runs it backwards.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .fusion import fuse_for_sweep
-from .gates import gate_matrices, gate_matrix
-from .operations import Operation
+from ..operations.fusion import fuse_for_sweep
+from ..operations.gates import gate_matrices, gate_matrix
+from ..operations.operation import Operation
+from .placement import Placement, apply_placed, place
 from .products import BlockShape, block_products, group_blocks
-from .statevector import Placement, apply_placed, place
 
 __all__ = ["SweepBlock", "SweepProgram", "sweep_program", "bind_matrices", "block_operators",
            "run_sweep", "sweep_state", "zero_state", "apply_block"]
