@@ -255,57 +255,59 @@ def test_cotengra_missing_gives_the_install_command(monkeypatch):
         tq.set_contractor("cotengra")
 
 
-def _count_cotengra_searches(monkeypatch) -> list[int]:
-    """The trials asked of each cotengra search, recorded while the real search runs."""
+def _count_cotengra_searches(monkeypatch) -> list[tuple[int, float]]:
+    """The trials and contraction rate asked of each cotengra search, recorded while the real
+    search runs."""
     from tyxonq.circuit.contraction import paths
 
-    calls: list[int] = []
+    calls: list[tuple[int, float]] = []
     real = paths.cotengra_path
 
-    def counted(*args, repeats=paths.HYPER_REPEATS, **kwargs):
-        calls.append(repeats)
-        return real(*args, repeats=repeats, **kwargs)
+    def counted(*args, repeats=paths.HYPER_REPEATS, rate=None, **kwargs):
+        calls.append((repeats, rate))
+        return real(*args, repeats=repeats, rate=rate, **kwargs)
 
     monkeypatch.setattr(paths, "cotengra_path", counted)
     return calls
 
 
-def test_large_networks_also_try_a_hyper_optimised_path(monkeypatch):
-    """Above LARGE_NETWORK_COST the circuit finder adds cotengra's combo path as a candidate."""
+def test_expensive_networks_also_try_a_hyper_optimised_path(monkeypatch):
+    """When the cheap paths would take longer than SEARCH_ABOVE_SECONDS the circuit finder adds
+    cotengra's combo path as a candidate, its search timed by the contraction rate."""
     pytest.importorskip("cotengra")
     from tyxonq.circuit.contraction import paths
 
     calls = _count_cotengra_searches(monkeypatch)
-    monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
     params = np.random.default_rng(0).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     tq.clear_plan_cache()
     with tq.use_backend("numpy"):
         state = circuit.state(method="contraction")
-    assert calls == [paths.HYPER_REPEATS]
+    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE)]
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
     np.testing.assert_allclose(state, expected, atol=1e-12)
 
 
-def test_thorough_plans_search_hyper_optimised_paths_from_a_lower_cost(monkeypatch):
-    """On a backend that compiles whole functions (JAX) plans are thorough: cotengra's search joins
-    above THOROUGH_NETWORK_COST; on NumPy the same network keeps the cheap paths."""
+def test_thorough_plans_search_longer(monkeypatch):
+    """On a backend that compiles whole functions (JAX) plans are thorough: cotengra's search runs
+    as if contractions were THOROUGH_SLOWDOWN times slower, with more trials."""
     pytest.importorskip("cotengra")
     from tyxonq.circuit.contraction import paths
 
     calls = _count_cotengra_searches(monkeypatch)
-    monkeypatch.setattr(paths, "THOROUGH_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
     params = np.random.default_rng(1).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
     tq.clear_plan_cache()
     with tq.use_backend("numpy"):
         np.testing.assert_allclose(circuit.state(method="contraction"), expected, atol=1e-12)
-    assert calls == []
+    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE)]
     pytest.importorskip("jax")
     with tq.use_backend("jax") as K:
         np.testing.assert_allclose(K.to_numpy(circuit.state()), expected, atol=1e-12)
-    assert calls == [paths.THOROUGH_REPEATS]
+    assert calls[1:] == [(paths.THOROUGH_REPEATS, paths.CONTRACTION_RATE / paths.THOROUGH_SLOWDOWN)]
 
 
 def test_planning_without_cotengra_warns_once(monkeypatch):
@@ -314,7 +316,7 @@ def test_planning_without_cotengra_warns_once(monkeypatch):
     from tyxonq.circuit.contraction import paths
 
     monkeypatch.setitem(sys.modules, "cotengra", None)
-    monkeypatch.setattr(paths, "LARGE_NETWORK_COST", 0.0)
+    monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
     monkeypatch.setattr(paths, "_warned_no_cotengra", False)
     tq.clear_plan_cache()
     expected_warning = pytest.warns(paths.PathSearchWarning, match="tyxonq\\[contract\\]")

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from .contraction.binding import bind_tensors
+from .contraction.binding import bind_leaves
 from .contraction.network import amplitude_network, expectation_network, matrix_network, state_network
 from .contraction.plan import get_plan, run_plan
 from .differentiation.tracing import Dual, TracingError
@@ -153,7 +153,7 @@ class Circuit(GateMethods):
                         output_shape, thorough=K.capabilities.compiles_whole_functions)
         require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
                        _LIGHT_CONE_HINT)
-        tensors = bind_tensors(K, plan.network, self._operations, self._input_array(K), **binding)
+        tensors = bind_leaves(K, plan.network, self._operations, self._input_array(K), **binding)
         return run_plan(plan, K, tensors)
 
     def state(self, method: str = "auto") -> Any:
@@ -248,10 +248,10 @@ class Circuit(GateMethods):
         if options:
             raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
-        matrices, groups = [], []
+        matrices, groups, diagonal = [], [], []
         used: set[int] = set()
         for operator in operators:
-            matrix, qubits = self._validated_operator(operator, hermitian, K)
+            matrix, qubits, is_diagonal = self._validated_operator(operator, hermitian, K)
             overlap = used.intersection(qubits)
             if overlap:
                 raise ValueError(
@@ -260,14 +260,16 @@ class Circuit(GateMethods):
             used.update(qubits)
             matrices.append(matrix)
             groups.append(qubits)
+            diagonal.append(is_diagonal)
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups))
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
-        groups_key = tuple(groups)
-        value = self._evaluate(("expectation", groups_key),
-                               lambda: expectation_network(n, ops, given, groups_key), (),
-                               "expectation()", operators=matrices)
+        groups_key, diagonal_key = tuple(groups), tuple(diagonal)
+        value = self._evaluate(("expectation", groups_key, diagonal_key),
+                               lambda: expectation_network(n, ops, given, groups_key, diagonal_key), (),
+                               "expectation()", operators=matrices,
+                               operator_sizes=[len(qubits) for qubits in groups])
         return K.real(value) if hermitian else value
 
     def _apply_local(self, K: Any, state: Any, matrices: list, groups: list) -> Any:
@@ -303,7 +305,10 @@ class Circuit(GateMethods):
         value = K.sum(K.conj(state) * apply_observable(K, state))
         return K.real(value) if hermitian else value
 
-    def _validated_operator(self, operator: Any, hermitian: bool, K: Any) -> tuple[Any, tuple[int, ...]]:
+    def _validated_operator(self, operator: Any, hermitian: bool,
+                            K: Any) -> tuple[Any, tuple[int, ...], bool]:
+        """The operator's matrix on the backend, its qubits, and whether it is diagonal (known
+        only from values that can be read here: a traced matrix counts as dense)."""
         if not (isinstance(operator, (tuple, list)) and len(operator) == 2):
             raise TypeError(f"each operator must be a (matrix, qubits) pair; got {operator!r}")
         matrix, qubits = operator
@@ -320,7 +325,8 @@ class Circuit(GateMethods):
         array = K.asarray(matrix)
         if not K.is_complex(array):
             array = K.cast(array, K.dtype)
-        return K.reshape(array, (dimension, dimension)), qubits
+        diagonal = host is not None and not np.any(host - np.diag(np.diag(host)))
+        return K.reshape(array, (dimension, dimension)), qubits, bool(diagonal)
 
     def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (),
                        z: Sequence[int] = ()) -> Any:

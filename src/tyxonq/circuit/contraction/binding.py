@@ -1,60 +1,180 @@
-"""Binding: the arrays of a network's slots for given parameter values, on the active backend.
+"""Binding: the arrays of a network's leaves for given parameter values, on the active backend.
 
 This is the evaluation path: every call goes through the backend protocol (no host round-trips,
-no ``.item()``), so gradients and ``vmap`` flow from the results back to the angles.
+no ``.item()``), so gradients and ``vmap`` flow from the results back to the angles. Gates of one
+kind are built in one vectorised call; the pieces of their tensor forms are one matrix product
+per kind and piece (:func:`piece_values`); constants are converted once per backend.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 from typing import Any, Sequence
 
-from ..operations.gates import constant
+import numpy as np
+
+from ..operations.gates import CONSTANT_MATRICES, gate_matrices, gate_matrix
 from ..operations.operation import Operation
-from ..statevector.placement import place
-from ..statevector.products import block_products, group_blocks
-from ..statevector.sweep import bind_matrices
-from .network import BlockRecipe, Network
+from ..statevector.products import backend_constant
+from .network import Leaf, Network, operation_form
+from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form
 
-__all__ = ["bind_tensors", "block_matrices"]
-
-
-def block_matrices(K: Any, blocks: Sequence[BlockRecipe], matrices: Sequence[Any],
-                   cache: dict) -> list[Any]:
-    """Every block's matrix (the product of its member gates in circuit order), like blocks
-    multiplied together (:mod:`tyxonq.circuit.statevector.products`); shapes are worked out once per
-    network and backend dimension limit, in ``cache``."""
-    max_ndim = K.capabilities.max_ndim
-    if max_ndim not in cache:
-        shapes = []
-        for recipe in blocks:
-            size = 2 ** len(recipe.qubits)
-            shapes.append((False, tuple(place(p, len(recipe.qubits), trail=size, max_ndim=max_ndim,
-                                              shape=(size, size)) for p in recipe.positions)))
-        cache[max_ndim] = (shapes, group_blocks(shapes))
-    shapes, groups = cache[max_ndim]
-    return block_products(K, shapes, [recipe.members for recipe in blocks], groups, matrices)
+__all__ = ["bind_leaves", "selected_entries", "slice_legs"]
 
 
-def bind_tensors(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
-                 operators: Sequence[Any] = (), bits: Sequence[int] = ()) -> list[Any]:
-    """One array per slot of ``network``, in slot order."""
-    matrices = bind_matrices(K, operations, sorted({m for b in network.blocks for m in b.members}))
-    blocks = block_matrices(K, network.blocks, matrices, network.shape_cache)
+@functools.lru_cache(maxsize=4096)
+def selected_entries(num_legs: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
+    """Flat indices (C order over ``num_legs`` legs of size 2) of the entries whose legs at the
+    ``fixed`` positions have the given values; ``None`` when nothing is fixed.
+
+    Examples
+    --------
+    >>> selected_entries(2, ((0, 1),)).tolist()
+    [2, 3]
+    """
+    if not fixed:
+        return None
+    wanted = dict(fixed)
+    return np.asarray([i for i, values in enumerate(itertools.product((0, 1), repeat=num_legs))
+                       if all(values[p] == v for p, v in wanted.items())])
+
+
+def slice_legs(K: Any, array: Any, num_legs: int, fixed: Sequence[tuple[int, int]]) -> Any:
+    """``array`` (``2^num_legs`` entries, C order over its legs) with the ``fixed`` legs sliced
+    out; one three-dimensional view per fixed leg, so any number of legs stays within
+    ``max_ndim``."""
+    remaining = num_legs
+    for position, value in sorted(fixed, reverse=True):
+        left, right = 2 ** position, 2 ** (remaining - position - 1)
+        array = K.reshape(K.reshape(array, (left, 2, right))[:, value, :], (left * right,))
+        remaining -= 1
+    return array
+
+
+def _resolved(fixed: tuple[tuple[int, Any], ...], bits: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    return tuple((position, bits[value[1]] if isinstance(value, tuple) else value)
+                 for position, value in fixed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
+    """The matrix taking a gate's flattened matrix to the piece's remaining entries (``None``:
+    the piece is the matrix itself)."""
+    entries = selected_entries(len(piece.legs), fixed)
+    if piece.extraction is None:
+        return None if entries is None else np.eye(4 ** num_qubits, dtype=complex)[:, entries]
+    return piece.extraction if entries is None else piece.extraction[:, entries]
+
+
+def _extraction_constant(K: Any, piece: Piece, num_qubits: int,
+                         fixed: tuple[tuple[int, int], ...]) -> Any:
+    return backend_constant(K, ("extraction", piece, num_qubits, fixed),
+                            lambda: _extraction(piece, num_qubits, fixed))
+
+
+class _Pieces:
+    """The pieces of one evaluation: gate matrices built once per kind, extracted per piece."""
+
+    def __init__(self, K: Any, operations: Sequence[Operation], wanted: Sequence[int]) -> None:
+        self.K = K
+        self.operations = operations
+        self.batches: dict[tuple[str, bool], tuple[Any, dict[int, int]]] = {}
+        self.values: dict[tuple, Any] = {}
+        kinds: dict[tuple[str, bool], list[int]] = {}
+        for index in wanted:
+            op = operations[index]
+            if op.params and op.gate != "unitary":
+                kinds.setdefault((op.gate, op.dagger), []).append(index)
+        for (gate, dagger), indices in kinds.items():
+            params = [operations[i].params for i in indices]
+            if all(isinstance(p, (int, float, np.number)) for ps in params for p in ps):
+                columns = np.asarray(params, dtype=np.float64)
+            else:
+                columns = K.stack([K.stack([K.asarray(p, K.real_dtype) for p in ps]) for ps in params])
+            batch = gate_matrices(K, gate, columns, dagger)
+            self.batches[(gate, dagger)] = (batch, {index: row for row, index in enumerate(indices)})
+
+    def gate(self, index: int, piece_number: int, fixed: tuple[tuple[int, int], ...]) -> Any:
+        K, op = self.K, self.operations[index]
+        form = operation_form(op)
+        k = len(op.qubits)
+        piece = form.pieces[piece_number]
+        extraction = _extraction(piece, k, fixed)
+        batch = self.batches.get((op.gate, op.dagger))
+        if batch is not None:
+            key = (op.gate, op.dagger, piece_number, fixed)
+            if key not in self.values:
+                matrices, _ = batch
+                self.values[key] = matrices if extraction is None else K.matmul(
+                    K.reshape(matrices, (K.shape(matrices)[0], 4 ** k)),
+                    _extraction_constant(K, piece, k, fixed))
+            return self.values[key][batch[1][index]]
+        if not op.params:  # a constant gate: its pieces are constants too
+            return backend_constant(K, ("piece", op.gate, op.dagger, k, piece_number, fixed), lambda: (
+                _host_matrix(op).reshape(-1) @ extraction if extraction is not None
+                else _host_matrix(op)))
+        matrix = gate_matrix(K, op.gate, op.params, op.dagger)  # a unitary: dense
+        if extraction is None:
+            return matrix
+        return K.reshape(K.matmul(K.reshape(matrix, (1, 4 ** k)), _extraction_constant(K, piece, k, fixed)),
+                         (extraction.shape[1],))
+
+
+def _host_matrix(op: Operation) -> np.ndarray:
+    matrix = CONSTANT_MATRICES[op.gate]
+    return matrix.conj().T if op.dagger else matrix
+
+
+def _operator(K: Any, matrix: Any, num_qubits: int, diagonal: bool,
+              fixed: tuple[tuple[int, int], ...]) -> Any:
+    form: TensorForm = diagonal_form(num_qubits) if diagonal else dense_form(num_qubits)
+    extraction = _extraction(form.pieces[0], num_qubits, fixed)
+    if extraction is None:
+        return matrix
+    flat = K.reshape(matrix, (1, 4 ** num_qubits))
+    constant = _extraction_constant(K, form.pieces[0], num_qubits, fixed)
+    return K.reshape(K.matmul(flat, constant), (extraction.shape[1],))
+
+
+def _constant_piece(K: Any, leaf: Leaf, operations: Sequence[Operation],
+                    fixed: tuple[tuple[int, int], ...]) -> Any:
+    if leaf.source == "factor":
+        op = operations[leaf.index]
+        piece = operation_form(op).pieces[leaf.piece]
+        key = ("factor", op.gate, leaf.piece, fixed)
+        values, count = piece.constant, len(piece.legs)
+    elif leaf.source == "identity":
+        key, values, count = ("identity", fixed), CONSTANT_MATRICES["i"].reshape(-1), 2
+    else:  # a basis vector
+        value = leaf.value
+        key, count = ("basis", value, fixed), 1
+        values = CONSTANT_MATRICES["_ket1" if value else "_ket0"]
+    entries = selected_entries(count, fixed)
+    return backend_constant(K, key, lambda: values if entries is None else values[entries])
+
+
+def bind_leaves(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
+                operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
+                bits: Sequence[int] = ()) -> list[Any]:
+    """One array per leaf of ``network``, in leaf order (C order over the leaf's legs).
+
+    ``operators`` are the observables' matrices, ``operator_sizes`` their qubit counts, and
+    ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take).
+    """
+    wanted = sorted({leaf.index for leaf in network.leaves if leaf.source == "gate"})
+    pieces = _Pieces(K, operations, wanted)
     tensors = []
-    for slot in network.slots:
-        if slot.kind == "block":
-            tensor = blocks[slot.index]
-        elif slot.kind == "zero":
-            tensor = constant(K, "_ket0")
-        elif slot.kind == "input":
-            tensor = inputs
-        elif slot.kind == "operator":
-            tensor = operators[slot.index]
-        elif slot.kind == "bit":
-            tensor = constant(K, "_ket1" if bits[slot.index] else "_ket0")
-        elif slot.kind == "identity":
-            tensor = constant(K, "i")
-        else:  # pragma: no cover - networks only make the kinds above
-            raise AssertionError(f"unknown slot kind {slot.kind!r}")
-        tensors.append(K.conj(tensor) if slot.conj else tensor)
+    for leaf in network.leaves:
+        fixed = _resolved(leaf.fixed, bits) if leaf.fixed else ()
+        if leaf.source == "gate":
+            tensor = pieces.gate(leaf.index, leaf.piece, fixed)
+        elif leaf.source == "operator":
+            tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value),
+                               fixed)
+        elif leaf.source == "input":
+            tensor = slice_legs(K, inputs, len(leaf.legs) + len(fixed), fixed) if fixed else inputs
+        else:
+            tensor = _constant_piece(K, leaf, operations, fixed)
+        tensors.append(K.conj(tensor) if leaf.conj else tensor)
     return tensors

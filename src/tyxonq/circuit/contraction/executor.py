@@ -11,6 +11,7 @@ done on groups of adjacent legs, with at most ``max_ndim`` dimensions per call (
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -74,10 +75,11 @@ def permute(K: Any, array: Any, moves: Sequence[Move]) -> Any:
 
 @dataclass(frozen=True)
 class OperandLayout:
-    """How one operand becomes a matrix: optional permutation, then a 2-d view (maybe transposed)."""
+    """How one operand becomes a matrix (or a stack of matrices, with batch legs): optional
+    permutation, then a 2-d or 3-d view, maybe with its last two axes transposed."""
 
     moves: tuple[Move, ...]
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
     transposed: bool
 
 
@@ -92,15 +94,21 @@ class PairStep:
     result_legs: Legs
 
 
-def _layout(legs: Legs, rows: Legs, columns: Legs, sizes: dict[int, int],
+def _size(legs: Sequence[int], sizes: dict[int, int]) -> int:
+    return math.prod(sizes[leg] for leg in legs)
+
+
+def _layout(legs: Legs, batch: Legs, rows: Legs, columns: Legs, sizes: dict[int, int],
             max_ndim: int) -> OperandLayout:
-    """Matrix view with ``rows`` legs as rows and ``columns`` legs as columns."""
-    shape = (math.prod(sizes[leg] for leg in rows), math.prod(sizes[leg] for leg in columns))
-    if tuple(legs) == tuple(rows) + tuple(columns):
+    """View with ``batch`` legs leading (when there are any), ``rows`` as rows, ``columns`` as
+    columns."""
+    lead = (_size(batch, sizes),) if batch else ()
+    shape = lead + (_size(rows, sizes), _size(columns, sizes))
+    if tuple(legs) == tuple(batch) + tuple(rows) + tuple(columns):
         return OperandLayout((), shape, False)
-    if tuple(legs) == tuple(columns) + tuple(rows):
-        return OperandLayout((), (shape[1], shape[0]), True)
-    moves = permutation_moves(legs, tuple(rows) + tuple(columns), sizes, max_ndim)
+    if tuple(legs) == tuple(batch) + tuple(columns) + tuple(rows):
+        return OperandLayout((), lead + (shape[-1], shape[-2]), True)
+    moves = permutation_moves(legs, tuple(batch) + tuple(rows) + tuple(columns), sizes, max_ndim)
     return OperandLayout(tuple(moves), shape, False)
 
 
@@ -115,31 +123,42 @@ def _contiguous_order(legs: Legs, shared: set[int]) -> Legs | None:
 
 
 def compile_pair(legs_a: Legs, legs_b: Legs, sizes: dict[int, int], max_ndim: int,
-                 positions: tuple[int, int]) -> PairStep:
-    """Plan one pairwise contraction so that the larger operand is copied as rarely as possible."""
+                 positions: tuple[int, int], keep: frozenset[int] | set[int] = frozenset()) -> PairStep:
+    """Plan one pairwise contraction so that the larger operand is copied as rarely as possible.
+
+    Legs of both operands that are in ``keep`` (needed by other tensors or the output: shared
+    legs of a hyperindex) are batch legs, leading the result; the other shared legs are summed.
+    """
     shared = set(legs_a) & set(legs_b)
-    size_a = math.prod(sizes[leg] for leg in legs_a)
-    size_b = math.prod(sizes[leg] for leg in legs_b)
-    (big, small), swapped = ((legs_a, legs_b), False) if size_a >= size_b else ((legs_b, legs_a), True)
-    order = _contiguous_order(big, shared) or _contiguous_order(small, shared)
+    batch_set = shared & set(keep)
+    summed = shared - batch_set
+    (big, small), swapped = ((legs_a, legs_b), False) if _size(legs_a, sizes) >= _size(legs_b, sizes) \
+        else ((legs_b, legs_a), True)
+    batch = tuple(leg for leg in big if leg in batch_set)
+    big_rest = tuple(leg for leg in big if leg not in batch_set)
+    small_rest = tuple(leg for leg in small if leg not in batch_set)
+    order = _contiguous_order(big_rest, summed) or _contiguous_order(small_rest, summed)
     if order is None:
-        order = tuple(leg for leg in big if leg in shared)
-    free_big = tuple(leg for leg in big if leg not in shared)
-    free_small = tuple(leg for leg in small if leg not in shared)
-    big_layout = _layout(big, free_big, order, sizes, max_ndim)
-    small_layout = _layout(small, order, free_small, sizes, max_ndim)
+        order = tuple(leg for leg in big_rest if leg in summed)
+    free_big = tuple(leg for leg in big_rest if leg not in summed)
+    free_small = tuple(leg for leg in small_rest if leg not in summed)
+    big_layout = _layout(big, batch, free_big, order, sizes, max_ndim)
+    small_layout = _layout(small, batch, order, free_small, sizes, max_ndim)
     first, second = positions if not swapped else (positions[1], positions[0])
-    return PairStep(first, second, big_layout, small_layout, free_big + free_small)
+    return PairStep(first, second, big_layout, small_layout, batch + free_big + free_small)
 
 
 @dataclass(frozen=True)
 class CompiledContraction:
-    """Steps of a contraction, the id and legs of the result, and the largest tensor's size."""
+    """Steps of a contraction, the id and legs of the result, the largest tensor's size, and the
+    cost: ``flops`` (multiply-adds of the matmuls) and ``writes`` (elements of the results)."""
 
     steps: tuple[PairStep, ...]
     result: int
     result_legs: Legs
     largest_size: int
+    flops: int = 0
+    writes: int = 0
 
     def run(self, K: Any, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
@@ -154,19 +173,33 @@ class CompiledContraction:
 
 
 def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], sizes: dict[int, int],
-                 max_ndim: int) -> CompiledContraction:
+                 max_ndim: int, output: Sequence[int] = ()) -> CompiledContraction:
     """Compile a linear-format path into steps on tensor ids.
 
-    Operands have ids ``0..len(operand_legs)-1``; each step's result gets the next id.
+    Operands have ids ``0..len(operand_legs)-1``; each step's result gets the next id. A leg
+    shared by more than two operands (a hyperindex) stays until its last tensor is reached; every
+    leg is in at least two operands, or in ``output``.
     """
     legs = [tuple(lg) for lg in operand_legs]
+    counts = Counter(leg for lg in legs for leg in set(lg))
+    counts.update(set(output))
+    lonely = [leg for leg, count in counts.items() if count < 2]
+    if lonely:
+        raise ValueError(f"legs {lonely} appear in one operand only and not in the output")
     alive = list(range(len(legs)))
     steps: list[PairStep] = []
 
     def contract(first: int, second: int) -> int:
-        step = compile_pair(legs[first], legs[second], sizes, max_ndim, (first, second))
+        pair = set(legs[first]) | set(legs[second])
+        for leg in set(legs[first]):
+            counts[leg] -= 1
+        for leg in set(legs[second]):
+            counts[leg] -= 1
+        keep = {leg for leg in pair if counts[leg] > 0}
+        step = compile_pair(legs[first], legs[second], sizes, max_ndim, (first, second), keep)
         steps.append(step)
         legs.append(step.result_legs)
+        counts.update(step.result_legs)
         return len(legs) - 1
 
     for contraction in path:
@@ -179,10 +212,14 @@ def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], si
         alive.append(result)
     while len(alive) > 1:  # pieces a partial path left apart: outer products
         alive.append(contract(alive.pop(0), alive.pop(0)))
-    largest = max(math.prod(sizes[leg] for leg in lg) for lg in legs) if legs else 1
-    return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest)
+    largest = max(_size(lg, sizes) for lg in legs) if legs else 1
+    flops = sum(math.prod(step.first_layout.shape) * step.second_layout.shape[-1] for step in steps)
+    writes = sum(_size(step.result_legs, sizes) for step in steps)
+    return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest, flops, writes)
 
 
 def _as_matrix(K: Any, array: Any, layout: OperandLayout) -> Any:
     array = K.reshape(permute(K, array, layout.moves), layout.shape)
-    return K.transpose(array) if layout.transposed else array
+    if not layout.transposed:
+        return array
+    return K.transpose(array) if len(layout.shape) == 2 else K.transpose(array, (0, 2, 1))

@@ -1,32 +1,56 @@
-"""The backward light cone: which operations can affect measurements on given qubits.
+"""The backward light cone: which operations can affect an observable on given qubits.
 
-For ``<psi|O|psi>`` with ``O`` on qubits ``M``, a gate that acts only on qubits outside the cone
-of ``M`` at its time cancels against its adjoint in the bra, so it is dropped exactly.
+For ``<psi|O|psi>`` the operations after which nothing measured is touched cancel against their
+adjoints in the bra. Walking the circuit backwards, each qubit is *outside* (the evolved
+observable is the identity there), *block-diagonal* (every later operation on it was diagonal on
+it and the observable's factor there is diagonal), or *dense*. An operation ``G = sum_d |d><d|_D
+⊗ U_d`` (block-diagonal on its qubits ``D``, e.g. a control or any qubit of RZZ) commutes with the
+evolved observable, and so cancels exactly, when its other qubits are all outside and none of
+``D`` is dense. With no diagonal observable this is the usual light cone (gates on qubits all
+outside it); with a diagonal one it also drops the diagonal gates that commute with it, whatever
+their order in the circuit (a QAOA cost layer's edges away from a measured ZZ).
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from ..operations.gates import GATES
 from ..operations.operation import Operation
 
 __all__ = ["light_cone"]
 
+_BLOCK, _DENSE = 1, 2
 
-def light_cone(operations: Sequence[Operation], measured: Iterable[int]) -> list[int]:
+
+def light_cone(operations: Sequence[Operation], measured: Iterable[int],
+               diagonal: Iterable[int] = ()) -> list[int]:
     """Indices (in circuit order) of the operations inside the backward light cone of ``measured``.
+
+    ``diagonal``: measured qubits on which the observable is diagonal (e.g. ``Z``).
 
     Examples
     --------
     >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1)), Operation("x", (2,))]
     >>> light_cone(ops, [1])
     [0, 1]
+    >>> ops = [Operation("rx", (0,), (0.1,)), Operation("rzz", (0, 1), (0.2,)), Operation("rz", (0,), (0.3,))]
+    >>> light_cone(ops, [0], diagonal=[0])  # RZZ and RZ commute with Z_0
+    [0]
     """
-    cone = set(measured)
+    diagonal = set(diagonal)
+    state = {q: _BLOCK if q in diagonal else _DENSE for q in measured}
     kept = []
     for index in range(len(operations) - 1, -1, -1):
-        qubits = operations[index].qubits
-        if cone.intersection(qubits):
-            cone.update(qubits)
-            kept.append(index)
+        operation = operations[index]
+        positions = () if operation.gate == "unitary" else GATES[operation.gate].diagonal_on
+        block = [q for p, q in enumerate(operation.qubits) if p in positions]
+        dense = [q for p, q in enumerate(operation.qubits) if p not in positions]
+        if all(q not in state for q in dense) and all(state.get(q) != _DENSE for q in block):
+            continue  # commutes with the evolved observable: cancels against its adjoint
+        kept.append(index)
+        for q in dense:
+            state[q] = _DENSE
+        for q in block:
+            state.setdefault(q, _BLOCK)
     return kept[::-1]

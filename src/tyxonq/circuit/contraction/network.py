@@ -1,157 +1,216 @@
 """The tensor network of a circuit for one kind of result, built from the circuit's structure.
 
-A network is a list of :class:`Slot` records (which tensor goes where, by leg labels) and its open
-output legs. Slots name their tensors symbolically (input vector, fused block, operator, basis
-vector) so a network, and the contraction path found for it, serves every parameter value.
+A network is a list of :class:`Leaf` records (which tensor goes where, by leg labels) and its open
+output legs. Leaves name their tensors symbolically (a piece of a gate's tensor form, a basis
+vector, the input state, an observable), so a network, and the plan made for it, serve every
+parameter value. Three exact reductions are made while the network is built:
 
-Leg layout conventions: a block's tensor is its ``2^k x 2^k`` matrix, whose C-order legs are the
-outputs of its qubits then their inputs; qubit 0 is the most significant bit of a basis index.
+* every gate takes its :mod:`~tyxonq.circuit.contraction.tensor_forms` form: wires pass through
+  diagonal gates and controls as shared legs (hyperindices), SWAPs relabel wires, RXX/RYY split;
+* **column reduction**: a leg fixed to one value (a ``|0>`` input, a requested bit of an
+  amplitude) is sliced out of every tensor on it, unless it is an open output leg;
+* for expectations, the light cone (:func:`~tyxonq.circuit.contraction.lightcone.light_cone`)
+  drops gates that cancel against their adjoints, including diagonal gates that commute with the
+  observable.
+
+Leg layout conventions: a piece's legs are in the order its form lists them; a dense observable's
+legs are its bra (row) legs then its ket (column) legs; qubit 0 is the most significant bit.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..operations.fusion import fuse_operations
 from ..operations.operation import Operation
 from .lightcone import light_cone
+from .tensor_forms import TensorForm, dense_form, tensor_form
 
-__all__ = ["Slot", "BlockRecipe", "Network", "state_network", "amplitude_network",
+__all__ = ["Leaf", "Network", "operation_form", "state_network", "amplitude_network",
            "expectation_network", "matrix_network"]
 
+Value = Any  # a fixed leg's value: 0 or 1, or ("bit", q) for the q-th requested bit
+
 
 @dataclass(frozen=True)
-class Slot:
+class Leaf:
     """One tensor of a network.
 
-    ``kind`` is ``"zero"`` (|0>), ``"input"`` (the circuit's input state), ``"block"`` (a fused
-    block; ``index`` into :attr:`Network.blocks`), ``"operator"`` (``index``-th observable factor),
-    ``"bit"`` (the basis vector of the ``index``-th requested bit) or ``"identity"``. ``conj``
-    marks the bra side of an expectation.
+    ``source`` is ``"gate"`` (piece ``piece`` of operation ``index``'s form), ``"factor"`` (a
+    form's constant piece), ``"basis"`` (the basis vector ``|value>``), ``"input"`` (the input
+    state), ``"operator"`` (observable ``index``; its diagonal when ``value`` is true) or
+    ``"identity"``. ``conj``
+    marks the bra side of an expectation. ``fixed`` lists the piece's legs sliced out, as
+    ``(position in the piece's legs, value)``; ``legs`` are those that remain.
     """
 
-    kind: str
+    source: str
     index: int
     legs: tuple[int, ...]
+    piece: int = 0
     conj: bool = False
-
-
-@dataclass(frozen=True)
-class BlockRecipe:
-    """How to build a fused block's matrix: member operations and where each acts in the block."""
-
-    qubits: tuple[int, ...]
-    members: tuple[int, ...]  # indices into the circuit's operations
-    positions: tuple[tuple[int, ...], ...]  # per member: its qubits as positions in ``qubits``
+    fixed: tuple[tuple[int, Value], ...] = ()
+    value: Value = None
 
 
 @dataclass
 class Network:
-    slots: list[Slot] = field(default_factory=list)
+    """Leaves and open output legs (in output order); ``cache`` is for binding's bookkeeping."""
+
+    leaves: list[Leaf] = field(default_factory=list)
     output: tuple[int, ...] = ()
-    blocks: list[BlockRecipe] = field(default_factory=list)
-    shape_cache: dict = field(default_factory=dict, repr=False)  # for binding: block shapes, groups
+    cache: dict = field(default_factory=dict, repr=False)
 
 
-class _Wires:
-    """Hands out fresh leg labels and tracks the current label of each qubit wire."""
+def operation_form(operation: Operation) -> TensorForm:
+    """The tensor form of an operation (any ``unitary`` is dense)."""
+    k = len(operation.qubits)
+    return dense_form(k) if operation.gate == "unitary" else tensor_form(operation.gate, k)
+
+
+class _Builder:
+    """Leg labels, wires, joined labels and fixed legs while a network is built."""
 
     def __init__(self) -> None:
-        self._counter = itertools.count()
-        self.current: dict[int, int] = {}
+        self._labels = itertools.count()
+        self.leaves: list[Leaf] = []
+        self._parent: dict[int, int] = {}
+        self._fixers: dict[int, list[Value]] = {}
 
     def fresh(self) -> int:
-        return next(self._counter)
+        return next(self._labels)
 
-    def start(self, qubits: Sequence[int]) -> dict[int, int]:
-        self.current = {q: self.fresh() for q in qubits}
-        return dict(self.current)
+    def find(self, label: int) -> int:
+        while self._parent.get(label, label) != label:
+            label = self._parent[label]
+        return label
+
+    def join(self, label: int, other: int) -> None:
+        """The two labels become one leg (a trace, or a diagonal observable's leg)."""
+        self._parent[self.find(label)] = self.find(other)
+
+    def fix(self, label: int, value: Value) -> None:
+        self._fixers.setdefault(label, []).append(value)
+
+    def side(self, qubits: Sequence[int], operations: Sequence[Operation], kept: Sequence[int],
+             start_with: str, conj: bool = False) -> tuple[dict[int, int], dict[int, int]]:
+        """One side (the ket, or the bra with ``conj``): its start labels and final labels.
+
+        ``start_with``: ``"zero"`` (|0> on every wire), ``"input"`` (the input state) or
+        ``"open"`` (start legs left open)."""
+        start = {q: self.fresh() for q in qubits}
+        if start_with == "input":
+            self.leaves.append(Leaf("input", 0, tuple(start[q] for q in sorted(qubits)), conj=conj))
+        elif start_with == "zero":
+            for q in qubits:
+                self.fix(start[q], 0)
+        current = dict(start)
+        for index in kept:
+            operation = operations[index]
+            form = operation_form(operation)
+            wires = [current[q] for q in operation.qubits]
+            new = {leg: self.fresh() for piece in form.pieces for leg in piece.legs
+                   if leg[0] != "in"}
+            for number, piece in enumerate(form.pieces):
+                legs = tuple(wires[leg[1]] if leg[0] == "in" else new[leg] for leg in piece.legs)
+                source = "factor" if piece.constant is not None else "gate"
+                self.leaves.append(Leaf(source, index, legs, number, conj))
+            for position, (kind, j) in enumerate(form.outputs):
+                current[operation.qubits[position]] = wires[j] if kind == "in" else new[(kind, j)]
+        return start, current
+
+    def network(self, output: Sequence[int]) -> Network:
+        """The leaves with joined labels and fixed legs sliced out (or kept as basis vectors)."""
+        output = tuple(self.find(label) for label in output)
+        slicing: dict[int, Value] = {}
+        basis: list[tuple[int, Value]] = []
+        fixers: dict[int, list[Value]] = {}
+        for label, values in self._fixers.items():
+            fixers.setdefault(self.find(label), []).extend(values)
+        for label, values in fixers.items():
+            distinct = list(dict.fromkeys(values))
+            if label in output:  # an open leg is never sliced: its fixers stay basis vectors
+                basis += [(label, value) for value in distinct]
+                continue
+            bits = [value for value in distinct if isinstance(value, tuple)]
+            slicing[label] = bits[0] if bits else distinct[0]
+            basis += [(label, value) for value in distinct if value != slicing[label]]
+        leaves = list(self.leaves) + [Leaf("basis", 0, (label,), value=value) for label, value in basis]
+        network = Network(output=output)
+        for leaf in leaves:
+            legs = tuple(self.find(label) for label in leaf.legs)
+            fixed = tuple((position, slicing[label]) for position, label in enumerate(legs)
+                          if label in slicing)
+            kept = tuple(label for label in legs if label not in slicing)
+            network.leaves.append(Leaf(leaf.source, leaf.index, kept, leaf.piece, leaf.conj,
+                                       leaf.fixed + fixed, leaf.value))
+        return network
 
 
-def _recipes(operations: Sequence[Operation], selected: Sequence[int]) -> list[BlockRecipe]:
-    chosen = [operations[i] for i in selected]
-    recipes = []
-    for block in fuse_operations(chosen):
-        qubits = tuple(block.qubits)
-        members = tuple(selected[m] for m in block.members)
-        positions = tuple(tuple(qubits.index(q) for q in operations[m].qubits) for m in members)
-        recipes.append(BlockRecipe(qubits, members, positions))
-    return recipes
-
-
-def _add_side(network: Network, wires: _Wires, qubits: Sequence[int], inputs_given: bool,
-              conj: bool) -> dict[int, int]:
-    """Input tensors and block tensors of one side (ket, or bra with ``conj``); final labels."""
-    start = wires.start(qubits)
-    if inputs_given:
-        network.slots.append(Slot("input", 0, tuple(start[q] for q in sorted(qubits)), conj))
-    else:
-        network.slots.extend(Slot("zero", q, (start[q],), conj) for q in qubits)
-    for index, block in enumerate(network.blocks):
-        inputs = tuple(wires.current[q] for q in block.qubits)
-        outputs = tuple(wires.fresh() for _ in block.qubits)
-        network.slots.append(Slot("block", index, outputs + inputs, conj))
-        wires.current.update(zip(block.qubits, outputs))
-    return dict(wires.current)
+def _start(inputs_given: bool) -> str:
+    return "input" if inputs_given else "zero"
 
 
 def state_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool) -> Network:
     """Network of the output state, open legs ordered qubit 0 first."""
-    network = Network(blocks=_recipes(operations, range(len(operations))))
-    final = _add_side(network, _Wires(), range(num_qubits), inputs_given, conj=False)
-    network.output = tuple(final[q] for q in range(num_qubits))
-    return network
+    builder = _Builder()
+    _, final = builder.side(range(num_qubits), operations, range(len(operations)),
+                            _start(inputs_given))
+    return builder.network([final[q] for q in range(num_qubits)])
 
 
 def amplitude_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool) -> Network:
-    """Network of one amplitude <bits|psi>: every output leg closed by a basis vector."""
-    network = state_network(num_qubits, operations, inputs_given)
-    network.slots.extend(Slot("bit", q, (leg,)) for q, leg in enumerate(network.output))
-    network.output = ()
-    return network
+    """Network of one amplitude <bits|psi>: every output leg fixed to its requested bit."""
+    builder = _Builder()
+    _, final = builder.side(range(num_qubits), operations, range(len(operations)),
+                            _start(inputs_given))
+    for q in range(num_qubits):
+        builder.fix(final[q], ("bit", q))
+    return builder.network(())
 
 
 def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool,
-                        operator_qubits: Sequence[tuple[int, ...]]) -> Network:
-    """Network of <psi| O_1 ... O_m |psi>, restricted to the backward light cone of the O_j."""
+                        operator_qubits: Sequence[tuple[int, ...]],
+                        operator_diagonal: Sequence[bool] | None = None) -> Network:
+    """Network of <psi| O_1 ... O_m |psi>, restricted to the light cone of the O_j.
+
+    ``operator_diagonal[j]`` says that ``O_j`` is diagonal: it is then one leg per qubit, shared
+    by the bra and the ket, and gates that commute with it drop out of the light cone.
+    """
+    diagonal = tuple(operator_diagonal or (False,) * len(operator_qubits))
     measured = sorted({q for qubits in operator_qubits for q in qubits})
-    kept = light_cone(operations, measured)
+    diagonal_qubits = {q for qubits, flag in zip(operator_qubits, diagonal) if flag for q in qubits}
+    kept = light_cone(operations, measured, diagonal_qubits)
     active = set(measured).union(*(operations[i].qubits for i in kept))
     qubits = sorted(range(num_qubits) if inputs_given else active)
-    network = Network(blocks=_recipes(operations, kept))
-    wires = _Wires()
-    ket = _add_side(network, wires, qubits, inputs_given, conj=False)
-    bra_start = len(network.slots)
-    bra = _add_side(network, wires, qubits, inputs_given, conj=True)
-    for index, op_qubits in enumerate(operator_qubits):
-        legs = tuple(bra[q] for q in op_qubits) + tuple(ket[q] for q in op_qubits)
-        network.slots.append(Slot("operator", index, legs))
-    # unmeasured wires: the bra's output leg is the ket's output leg (the trace over that qubit)
-    join = {bra[q]: ket[q] for q in qubits if q not in measured}
-    for i in range(bra_start, len(network.slots)):
-        slot = network.slots[i]
-        network.slots[i] = Slot(slot.kind, slot.index, tuple(join.get(leg, leg) for leg in slot.legs),
-                                slot.conj)
-    return network
+    builder = _Builder()
+    _, ket = builder.side(qubits, operations, kept, _start(inputs_given))
+    _, bra = builder.side(qubits, operations, kept, _start(inputs_given), conj=True)
+    dense_measured = {q for qubits, flag in zip(operator_qubits, diagonal) if not flag for q in qubits}
+    for q in qubits:
+        if q not in dense_measured:  # a trace, or a diagonal observable's single leg
+            builder.join(bra[q], ket[q])
+    for index, (op_qubits, flag) in enumerate(zip(operator_qubits, diagonal)):
+        if flag:
+            legs = tuple(ket[q] for q in op_qubits)
+        else:
+            legs = tuple(bra[q] for q in op_qubits) + tuple(ket[q] for q in op_qubits)
+        builder.leaves.append(Leaf("operator", index, legs, value=flag))
+    return builder.network(())
 
 
 def matrix_network(num_qubits: int, operations: Sequence[Operation]) -> Network:
     """Network of the circuit's unitary: output legs (rows) then input legs (columns)."""
-    network = Network(blocks=_recipes(operations, range(len(operations))))
-    wires = _Wires()
-    start = wires.start(range(num_qubits))
-    for index, block in enumerate(network.blocks):
-        inputs = tuple(wires.current[q] for q in block.qubits)
-        outputs = tuple(wires.fresh() for _ in block.qubits)
-        network.slots.append(Slot("block", index, outputs + inputs))
-        wires.current.update(zip(block.qubits, outputs))
+    builder = _Builder()
+    start, final = builder.side(range(num_qubits), operations, range(len(operations)), "open")
+    starts = set(start.values())
+    rows = []
     for q in range(num_qubits):
-        if wires.current[q] == start[q]:  # an idle wire: an explicit identity keeps legs distinct
-            output = wires.fresh()
-            network.slots.append(Slot("identity", q, (output, start[q])))
-            wires.current[q] = output
-    network.output = tuple(wires.current[q] for q in range(num_qubits)) + tuple(
-        start[q] for q in range(num_qubits))
-    return network
+        if final[q] in starts:  # the wire is (a permutation of) an input wire: an explicit identity
+            row = builder.fresh()
+            builder.leaves.append(Leaf("identity", q, (row, final[q])))
+            rows.append(row)
+        else:
+            rows.append(final[q])
+    return builder.network(tuple(rows) + tuple(start[q] for q in range(num_qubits)))

@@ -8,15 +8,17 @@ tensor and always absorbs the neighbour that keeps it smallest; for a circuit th
 simulation, whose largest tensor is about the state itself. Both paths are costed as flops plus
 64 x elements written (memory traffic dominates on CPUs) and the cheaper one is used.
 
-Above a cost threshold a cotengra hyper-optimised search joins them. Its seconds of planning pay
-off sooner where a plan is compiled into a reused program (JAX), so a *thorough* plan uses a lower
-threshold (:data:`THOROUGH_NETWORK_COST`); elsewhere planning a 20-qubit, 10-layer state stays at
-about 0.2 s.
+When the cheaper of them would take longer than :data:`SEARCH_ABOVE_SECONDS` to contract, a
+cotengra hyper-optimised search joins them, with a time budget proportional to the estimated
+contraction time: it stops once it has searched longer than its best path would take to contract,
+so planning never dominates. A plan compiled into a reused program (JAX) is *thorough*: it
+searches :data:`THOROUGH_SLOWDOWN` times longer.
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from collections import Counter
 from typing import Any, Sequence
@@ -29,8 +31,9 @@ WRITE_WEIGHT = 64
 
 
 def path_cost(inputs: Sequence[set], output: set, size_dict: dict,
-              path: Sequence[Sequence[int]]) -> float:
-    """``flops + 64 x elements written`` of a linear-format path (pairwise steps)."""
+              path: Sequence[Sequence[int]], write_weight: float = WRITE_WEIGHT) -> float:
+    """``flops + 64 x elements written`` of a linear-format path (pairwise steps); another
+    ``write_weight`` weighs the writes differently (``0``: flops only)."""
     legs = [frozenset(x) for x in inputs]
     counts = Counter(leg for term in legs for leg in term)
     keep = frozenset(output)
@@ -48,7 +51,7 @@ def path_cost(inputs: Sequence[set], output: set, size_dict: dict,
                 counts[leg] -= 1
             result = frozenset(leg for leg in union if leg in keep or counts[leg] > 0)
             cost += math.prod(size_dict[leg] for leg in union)
-            cost += WRITE_WEIGHT * math.prod(size_dict[leg] for leg in result)
+            cost += write_weight * math.prod(size_dict[leg] for leg in result)
             for leg in result:
                 counts[leg] += 1
             merged = result
@@ -97,26 +100,53 @@ def growing_path(inputs: Sequence[set], output: set, size_dict: dict,
     return path
 
 
-#: A network whose best cheap path costs more than this (about a 21-qubit dense state) is worth
-#: a hyper-optimised search, when cotengra is installed: seconds of planning, once per structure.
-LARGE_NETWORK_COST = 1e10
-#: The same for a thorough plan (about a 14-qubit dense state): on JAX, where a plan is compiled
-#: into a program that is reused and compilation already takes seconds. Measured (2 cores, jit,
-#: benchmarks/run.py): the 16-qubit QAOA energy and gradient 57 -> 13-18 ms, the 50-qubit
-#: brickwork amplitude and <Z> 7.6 -> 2.4-3.2 ms, a 16-qubit state 11.6 -> 5.3-5.5 ms.
-THOROUGH_NETWORK_COST = 5e6
-#: Trials of the hyper-optimised search; a thorough plan runs more (the best of 8 trials for a
-#: 22-qubit state varied by 40% in cost between runs, the best of 32 by 15%).
-HYPER_REPEATS = 8
-THOROUGH_REPEATS = 32
+#: Contraction speed assumed when weighing planning against contracting, in cost units (flops +
+#: 64 x elements written) per second; measured on 2 cores with NumPy, complex128, 1e9 - 1e11
+#: cost units per contraction: see :func:`estimated_seconds`.
+CONTRACTION_RATE = 1e10
+#: A network whose cheapest cheap path is estimated to contract faster than this is planned no
+#: further; above it cotengra's hyper-optimised search (when installed) runs until the time spent
+#: searching exceeds the estimated contraction time of the best path found ("rate" stopping).
+SEARCH_ABOVE_SECONDS = 0.002
+#: A thorough plan (compiled into a program that is reused: JAX) searches as if contractions ran
+#: this much slower, i.e. longer.
+THOROUGH_SLOWDOWN = 8
+#: Most trials of the hyper-optimised search (each milliseconds to seconds).
+HYPER_REPEATS = 256
+THOROUGH_REPEATS = 512
+#: The search runs at least this long (greedy trials take milliseconds: dozens fit, which tames the
+#: spread of a random search), and adds kahypar's partitions (slower trials, better for large
+#: networks) once the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
+MIN_SEARCH_SECONDS = 0.25
+KAHYPAR_ABOVE_SECONDS = 1.0
+
+
+def estimated_seconds(cost: float, thorough: bool = False) -> float:
+    """The time a contraction of ``cost`` (flops + 64 x writes) is planned for.
+
+    Examples
+    --------
+    >>> estimated_seconds(1e10)
+    1.0
+    """
+    return cost / CONTRACTION_RATE * (THOROUGH_SLOWDOWN if thorough else 1)
+
+
+def _kahypar_installed() -> bool:
+    try:
+        import kahypar  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any = None,
                  thorough: bool = False) -> list[tuple[int, ...]]:
     """The cheapest (flops + 64 x writes) of opt_einsum's greedy path, :func:`growing_path` and,
-    for networks costing more than :data:`LARGE_NETWORK_COST` when cotengra is installed, a
-    cotengra hyper-optimised greedy search that minimises the same cost. ``thorough`` searches
-    from :data:`THOROUGH_NETWORK_COST` with :data:`THOROUGH_REPEATS` trials.
+    for networks whose cheap paths would take more than :data:`SEARCH_ABOVE_SECONDS`, a cotengra
+    hyper-optimised search (greedy and, where it installs, kahypar partitions) that minimises the
+    same cost and stops once searching took longer than the best path would contract. A
+    ``thorough`` plan searches :data:`THOROUGH_SLOWDOWN` times longer.
 
     Examples
     --------
@@ -126,9 +156,9 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
     candidates = [[tuple(step) for step in opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)],
                   growing_path(inputs, output, size_dict)]
     costs = [path_cost(inputs, output, size_dict, path) for path in candidates]
-    hyper_above = THOROUGH_NETWORK_COST if thorough else LARGE_NETWORK_COST
-    if min(costs) > hyper_above and memory_limit is None:
-        hyper = _hyper_path(inputs, output, size_dict, THOROUGH_REPEATS if thorough else HYPER_REPEATS)
+    if estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and memory_limit is None:
+        hyper = _hyper_path(inputs, output, size_dict, THOROUGH_REPEATS if thorough else HYPER_REPEATS,
+                            CONTRACTION_RATE / (THOROUGH_SLOWDOWN if thorough else 1), min(costs))
         if hyper is not None:
             candidates.append(hyper)
             costs.append(path_cost(inputs, output, size_dict, hyper))
@@ -142,13 +172,13 @@ class PathSearchWarning(RuntimeWarning):
 _warned_no_cotengra = False
 
 
-def _hyper_path(inputs: Sequence[set], output: set, size_dict: dict,
-                repeats: int) -> list[tuple[int, ...]] | None:
+def _hyper_path(inputs: Sequence[set], output: set, size_dict: dict, repeats: int,
+                rate: float, known_cost: float) -> list[tuple[int, ...]] | None:
     """:func:`cotengra_path`, or ``None`` without cotengra (the cheap paths then stand; only
     speed differs, and a :class:`PathSearchWarning` says so once per process)."""
     global _warned_no_cotengra
     try:
-        return cotengra_path(inputs, output, size_dict, repeats=repeats)
+        return cotengra_path(inputs, output, size_dict, repeats=repeats, rate=rate, known_cost=known_cost)
     except ImportError:
         if not _warned_no_cotengra:
             _warned_no_cotengra = True
@@ -160,15 +190,38 @@ def _hyper_path(inputs: Sequence[set], output: set, size_dict: dict,
 
 
 def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any = None,
-                  repeats: int = HYPER_REPEATS) -> list[tuple[int, ...]]:
-    """cotengra's hyper-optimised greedy path minimising flops + 64 x bytes written ("combo").
+                  repeats: int = HYPER_REPEATS, rate: float | None = None,
+                  known_cost: float = math.inf) -> list[tuple[int, ...]]:
+    """cotengra's hyper-optimised path minimising flops + 64 x bytes written ("combo"): greedy
+    trials, and kahypar partitions for expensive networks where kahypar is installed.
 
-    Each trial costs tens of milliseconds to seconds (a 22-qubit state: ~1 s); for a longer search
-    pass a callable of your own to :func:`~tyxonq.set_contractor`.
+    ``rate`` (cost units per second) stops the search once it has run for
+    :data:`MIN_SEARCH_SECONDS` and longer than the best path found would take to contract;
+    without it all ``repeats`` trials run. ``known_cost``: the cost of a path already in hand
+    (kahypar's slower trials join only when it is large). Trials are refined by subtree
+    reconfiguration only when the contraction is expensive. For a longer search pass a callable of your own to
+    :func:`~tyxonq.set_contractor`.
     """
     import cotengra
 
-    optimizer = cotengra.HyperOptimizer(methods=["greedy"], max_repeats=repeats, minimize="combo",
-                                        optlib="random", parallel=False, progbar=False)
     ordered = [tuple(sorted(term)) for term in inputs]
-    return [tuple(step) for step in optimizer(ordered, tuple(sorted(output)), size_dict, memory_limit)]
+    start, done, chunk = time.perf_counter(), 0, repeats if rate is None else 4
+    optimizers: dict[bool, Any] = {}
+    best, best_cost = None, math.inf
+    while done < repeats:
+        partition = rate is None or min(best_cost, known_cost) / rate > KAHYPAR_ABOVE_SECONDS
+        if partition not in optimizers:  # each optimizer continues its own search when called again
+            methods = ["greedy", "kahypar"] if partition and _kahypar_installed() else ["greedy"]
+            optimizers[partition] = cotengra.HyperOptimizer(
+                methods=methods, max_repeats=chunk, minimize="combo", optlib="random",
+                reconf_opts={} if partition else None, parallel=False, progbar=False)
+        path = [tuple(step) for step in optimizers[partition](ordered, tuple(sorted(output)), size_dict,
+                                                              memory_limit)]
+        done += chunk
+        cost = path_cost(inputs, output, size_dict, path)
+        if cost < best_cost:
+            best, best_cost = path, cost
+        elapsed = time.perf_counter() - start
+        if rate is None or (elapsed > MIN_SEARCH_SECONDS and elapsed > best_cost / rate):
+            break
+    return best

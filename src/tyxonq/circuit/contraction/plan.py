@@ -18,6 +18,7 @@ import opt_einsum
 from .contractor import get_contractor
 from .executor import CompiledContraction, Move, compile_path, permutation_moves, permute
 from .network import Network
+from .simplify import rank_simplify
 
 __all__ = ["Plan", "get_plan", "run_plan", "plan_cache_info", "clear_plan_cache",
            "set_plan_cache", "PlanCacheInfo"]
@@ -117,48 +118,21 @@ def set_plan_cache(maxsize: int | None = None, enabled: bool | None = None) -> P
     return _CACHE.info()
 
 
-def absorb_vectors(inputs: list[set[str]], output: set[str]) -> list[tuple[int, int]]:
-    """Contract every one-leg tensor (basis vectors) into its neighbour, in place on ``inputs``.
-
-    Returns those contractions in opt_einsum's linear path format. They never enlarge a tensor,
-    and they leave the path finder a network with one tensor per block: ``optimal`` stays
-    tractable and ``greedy`` has less to choose.
-
-    Examples
-    --------
-    >>> inputs = [{"a"}, {"a", "b"}, {"b", "c"}]
-    >>> absorb_vectors(inputs, {"c"}), [sorted(legs) for legs in inputs]
-    ([(0, 1), (1, 0)], [['c']])
-    """
-    path: list[tuple[int, int]] = []
-    while True:
-        vector = next((i for i, legs in enumerate(inputs)
-                       if len(legs) == 1 and not legs & output and len(inputs) > 1), None)
-        if vector is None:
-            return path
-        (leg,) = inputs[vector]
-        neighbour = next(j for j, legs in enumerate(inputs) if j != vector and leg in legs)
-        merged = inputs[vector] ^ inputs[neighbour]
-        for index in sorted((vector, neighbour), reverse=True):
-            inputs.pop(index)
-        inputs.append(merged)
-        path.append((vector, neighbour))
-
-
 def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...], thorough: bool) -> Plan:
     contractor = get_contractor()
-    labels = sorted({leg for slot in network.slots for leg in slot.legs})
+    labels = sorted({leg for leaf in network.leaves for leg in leaf.legs} | set(network.output))
     symbol = {leg: opt_einsum.get_symbol(i) for i, leg in enumerate(labels)}
-    inputs = [set(symbol[leg] for leg in slot.legs) for slot in network.slots]
+    inputs = [set(symbol[leg] for leg in leaf.legs) for leaf in network.leaves]
     output = set(symbol[leg] for leg in network.output)
     size_dict = {symbol[leg]: 2 for leg in labels}
-    path = absorb_vectors(inputs, output)
+    with _CACHE._lock:
+        _CACHE.path_searches += 1
+    path = rank_simplify(inputs, output, size_dict)
     if len(inputs) > 1:
-        with _CACHE._lock:
-            _CACHE.path_searches += 1
         path += contractor.find_path(inputs, output, size_dict, thorough)
     sizes = {leg: 2 for leg in labels}
-    contraction = compile_path([slot.legs for slot in network.slots], path, sizes, max_ndim)
+    contraction = compile_path([leaf.legs for leaf in network.leaves], path, sizes, max_ndim,
+                               network.output)
     moves = permutation_moves(contraction.result_legs, network.output, sizes, max_ndim)
     return Plan(network, contraction, tuple(moves), output_shape)
 

@@ -155,6 +155,11 @@ class GateSpec:
         ``build(K, params)`` -> the gate's ``2^k x 2^k`` matrix on backend ``K``.
     num_controls : int
         Leading qubits drawn as controls.
+    diagonal_on : tuple of int
+        Positions of the qubits on which the matrix is (block-)diagonal for every parameter
+        value: the gate is ``sum_d |d><d| ⊗ U_d`` over their basis states ``d`` (controls, and
+        every qubit of a diagonal gate). A tensor network lets these wires pass through the
+        gate unchanged; a light cone lets such a gate commute with diagonal observables.
     """
 
     name: str
@@ -162,6 +167,7 @@ class GateSpec:
     param_names: tuple[str, ...]
     build: Callable[[Any, tuple], Any]
     num_controls: int = 0
+    diagonal_on: tuple[int, ...] = ()
 
     @property
     def is_parametrised(self) -> bool:
@@ -169,31 +175,33 @@ class GateSpec:
 
 
 def _spec(name: str, k: int, params: tuple[str, ...] = (), build: Callable | None = None,
-          controls: int = 0) -> GateSpec:
-    return GateSpec(name, k, params, build or _constant_gate(name), controls)
+          controls: int = 0, diagonal: bool = False) -> GateSpec:
+    diagonal_on = tuple(range(k)) if diagonal else tuple(range(controls))
+    return GateSpec(name, k, params, build or _constant_gate(name), controls, diagonal_on)
 
 
 GATES: dict[str, GateSpec] = {
     spec.name: spec
     for spec in [
-        *(_spec(n, 1) for n in ("i", "h", "x", "y", "z", "s", "sdg", "t", "tdg", "sx", "sxdg")),
+        *(_spec(n, 1) for n in ("h", "x", "y", "sx", "sxdg")),
+        *(_spec(n, 1, diagonal=True) for n in ("i", "z", "s", "sdg", "t", "tdg")),
         _spec("rx", 1, ("theta",), _pauli_rotation("x", "i")),
         _spec("ry", 1, ("theta",), _pauli_rotation("y", "i")),
-        _spec("rz", 1, ("theta",), _pauli_rotation("z", "i")),
-        _spec("phase", 1, ("theta",), _phase_gate),
+        _spec("rz", 1, ("theta",), _pauli_rotation("z", "i"), diagonal=True),
+        _spec("phase", 1, ("theta",), _phase_gate, diagonal=True),
         _spec("u", 1, ("theta", "phi", "lam"), _u3),
         _spec("cx", 2, controls=1),
         _spec("cy", 2, controls=1),
-        _spec("cz", 2, controls=1),
+        _spec("cz", 2, controls=1, diagonal=True),
         _spec("swap", 2),
         _spec("iswap", 2),
         _spec("rxx", 2, ("theta",), _pauli_rotation("_xx", "_i4")),
         _spec("ryy", 2, ("theta",), _pauli_rotation("_yy", "_i4")),
-        _spec("rzz", 2, ("theta",), _pauli_rotation("_zz", "_i4")),
+        _spec("rzz", 2, ("theta",), _pauli_rotation("_zz", "_i4"), diagonal=True),
         _spec("crx", 2, ("theta",), _controlled_rotation("_p1_x"), controls=1),
         _spec("cry", 2, ("theta",), _controlled_rotation("_p1_y"), controls=1),
-        _spec("crz", 2, ("theta",), _controlled_rotation("_p1_z"), controls=1),
-        _spec("cphase", 2, ("theta",), _controlled_phase, controls=1),
+        _spec("crz", 2, ("theta",), _controlled_rotation("_p1_z"), controls=1, diagonal=True),
+        _spec("cphase", 2, ("theta",), _controlled_phase, controls=1, diagonal=True),
         _spec("ccx", 3, controls=2),
         _spec("cswap", 3, controls=1),
         _spec("unitary", 0, ("matrix",), _custom_unitary),
@@ -201,8 +209,8 @@ GATES: dict[str, GateSpec] = {
 }
 
 #: Gates whose matrix is diagonal for every parameter value.
-DIAGONAL_GATES = frozenset({"i", "z", "s", "sdg", "t", "tdg", "rz", "phase", "cz", "rzz", "crz",
-                            "cphase"})
+DIAGONAL_GATES = frozenset(name for name, spec in GATES.items()
+                           if spec.num_qubits and len(spec.diagonal_on) == spec.num_qubits)
 
 ALIASES = {"cnot": "cx", "toffoli": "ccx", "u3": "u", "cp": "cphase", "p": "phase",
            "fredkin": "cswap", "any": "unitary"}
