@@ -1,44 +1,100 @@
-"""Contraction plans, made once per circuit structure and cached.
+"""Contraction plans, made once per network structure and cached.
 
-A :class:`Plan` is a network (which tensors, which legs), a compiled contraction path and the
-final reshape. It depends on the circuit's structure (gate kinds and qubits), on what is computed,
-on the contractor and on the backend's dimension limit -- never on parameter values -- so
-re-evaluating a circuit with new angles performs no path search.
+A :class:`Plan` is everything about a contraction that does not depend on parameter values: the
+network's tensors and legs in canonical order (:mod:`~tyxonq.circuit.contraction.canonical`), the
+path (rank simplification, then the active contractor's search), the compiled pairwise steps and
+the final reshape. Networks that are equal up to relabelling share one plan. A
+:class:`NetworkPlan` ties one circuit structure's network to its shared plan: which leaf takes
+which canonical position, and how its legs are transposed. Re-evaluating a circuit with new
+angles, or another term of the same shape, performs no path search.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
 import opt_einsum
 
+from .canonical import canonical_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, Move, compile_path, permutation_moves, permute
 from .network import Network
 from .simplify import rank_simplify
 
-__all__ = ["Plan", "get_plan", "run_plan", "plan_cache_info", "clear_plan_cache",
-           "set_plan_cache", "PlanCacheInfo"]
+__all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "run_batched", "plan_cache_info",
+           "clear_plan_cache", "set_plan_cache", "PlanCacheInfo"]
+
+Legs = tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Plan:
-    network: Network
+    """A contraction plan for one canonical network structure.
+
+    ``path`` is in opt_einsum's linear format over the canonical tensors (its first
+    ``simplification_steps`` steps are rank simplification); ``planning_seconds`` is what building
+    it took (simplification and path search); ``finder`` names the contractor.
+    """
+
+    legs: tuple[Legs, ...]
+    output: Legs
+    path: tuple[tuple[int, ...], ...]
     contraction: CompiledContraction
     output_moves: tuple[Move, ...]
-    output_shape: tuple[int, ...]
+    max_ndim: int
+    simplification_steps: int
+    planning_seconds: float
+    finder: str
+    _batched: dict = field(default_factory=dict, repr=False)
 
     @property
     def largest_tensor_size(self) -> int:
         return self.contraction.largest_size
 
+    def batched(self, size: int) -> tuple[CompiledContraction, tuple[Move, ...]]:
+        """The contraction of ``size`` networks at once: one more leg, of dimension ``size``,
+        leading every tensor and the result (a hyperindex: every step is a batched matmul)."""
+        if size not in self._batched:
+            batch = max((leg for legs in self.legs for leg in legs), default=-1) + 1
+            batch = max(batch, max(self.output, default=-1) + 1)
+            sizes = _sizes(self.legs, self.output) | {batch: size}
+            legs = [(batch,) + legs for legs in self.legs]
+            contraction = compile_path(legs, self.path, sizes, self.max_ndim, (batch,) + self.output)
+            moves = permutation_moves(contraction.result_legs, (batch,) + self.output, sizes, self.max_ndim)
+            self._batched[size] = (contraction, tuple(moves))
+        return self._batched[size]
+
+
+@dataclass(frozen=True, eq=False)
+class NetworkPlan:
+    """One network and its shared :class:`Plan`: canonical position ``j`` holds leaf
+    ``order[j]``, whose legs ``leaf_moves[j]`` transpose into canonical order."""
+
+    network: Network
+    plan: Plan
+    order: tuple[int, ...]
+    leaf_moves: tuple[tuple[Move, ...], ...]
+    output_shape: tuple[int, ...]
+
+    @property
+    def largest_tensor_size(self) -> int:
+        return self.plan.largest_tensor_size
+
+    def arrange(self, K: Any, tensors: Sequence[Any]) -> list[Any]:
+        """Bound leaf arrays (network order) in canonical order and leg layout."""
+        return [permute(K, tensors[i], moves) if moves else tensors[i]
+                for i, moves in zip(self.order, self.leaf_moves)]
+
 
 @dataclass(frozen=True)
 class PlanCacheInfo:
-    """Statistics of the plan cache (``path_searches`` counts calls of the path finder)."""
+    """Statistics of the plan cache: ``hits`` and ``misses`` of networks looked up by circuit
+    structure, ``path_searches`` plans built (a network equal to a planned one up to relabelling
+    shares its plan and searches nothing), ``size`` networks cached."""
 
     hits: int
     misses: int
@@ -48,36 +104,72 @@ class PlanCacheInfo:
     enabled: bool
 
 
-class _PlanCache:
-    def __init__(self, maxsize: int = 256) -> None:
-        self._plans: OrderedDict[tuple, Plan] = OrderedDict()
-        self._lock = threading.Lock()
+class _LRU:
+    def __init__(self, maxsize: int) -> None:
+        self.entries: OrderedDict[tuple, Any] = OrderedDict()
         self.maxsize = maxsize
+
+    def get(self, key: tuple) -> Any:
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.entries.move_to_end(key)
+        return entry
+
+    def put(self, key: tuple, value: Any) -> None:
+        self.entries[key] = value
+        while len(self.entries) > self.maxsize:
+            self.entries.popitem(last=False)
+
+
+class _PlanCache:
+    def __init__(self, maxsize: int = 1024) -> None:
+        self._networks = _LRU(maxsize)
+        self._plans = _LRU(maxsize)
+        self._lock = threading.Lock()
         self.enabled = True
         self.hits = self.misses = self.path_searches = 0
 
-    def get(self, key: tuple, build: Callable[[], Plan]) -> Plan:
+    @property
+    def maxsize(self) -> int:
+        return self._networks.maxsize
+
+    @maxsize.setter
+    def maxsize(self, value: int) -> None:
+        self._networks.maxsize = self._plans.maxsize = value
+
+    def get(self, key: tuple, build: Callable[[], NetworkPlan]) -> NetworkPlan:
         with self._lock:
-            if self.enabled and key in self._plans:
+            entry = self._networks.get(key) if self.enabled else None
+            if entry is not None:
                 self.hits += 1
-                self._plans.move_to_end(key)
-                return self._plans[key]
+                return entry
             self.misses += 1
+        entry = build()
+        with self._lock:
+            if self.enabled and self.maxsize > 0:
+                self._networks.put(key, entry)
+        return entry
+
+    def shared(self, key: tuple, build: Callable[[], Plan]) -> Plan:
+        with self._lock:
+            plan = self._plans.get(key) if self.enabled else None
+            if plan is not None:
+                return plan
+            self.path_searches += 1
         plan = build()
         with self._lock:
             if self.enabled and self.maxsize > 0:
-                self._plans[key] = plan
-                while len(self._plans) > self.maxsize:
-                    self._plans.popitem(last=False)
+                self._plans.put(key, plan)
         return plan
 
     def info(self) -> PlanCacheInfo:
-        return PlanCacheInfo(self.hits, self.misses, self.path_searches, len(self._plans),
+        return PlanCacheInfo(self.hits, self.misses, self.path_searches, len(self._networks.entries),
                              self.maxsize, self.enabled)
 
     def clear(self) -> None:
         with self._lock:
-            self._plans.clear()
+            self._networks.entries.clear()
+            self._plans.entries.clear()
             self.hits = self.misses = self.path_searches = 0
 
 
@@ -106,7 +198,8 @@ def clear_plan_cache() -> None:
 
 
 def set_plan_cache(maxsize: int | None = None, enabled: bool | None = None) -> PlanCacheInfo:
-    """Bound the plan cache (``maxsize`` plans, least recently used evicted) or turn it off."""
+    """Bound the plan cache (``maxsize`` networks and as many plans, least recently used evicted)
+    or turn it off."""
     if maxsize is not None:
         if not isinstance(maxsize, int) or maxsize < 0:
             raise ValueError(f"maxsize={maxsize!r} must be a non-negative int")
@@ -114,39 +207,72 @@ def set_plan_cache(maxsize: int | None = None, enabled: bool | None = None) -> P
     if enabled is not None:
         _CACHE.enabled = bool(enabled)
     if not _CACHE.enabled or _CACHE.maxsize == 0:
-        _CACHE._plans.clear()
+        _CACHE.clear()
     return _CACHE.info()
 
 
-def _build_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...], thorough: bool) -> Plan:
+def _sizes(legs: Sequence[Legs], output: Legs) -> dict[int, int]:
+    return {leg: 2 for term in legs for leg in term} | {leg: 2 for leg in output}
+
+
+def _build_plan(legs: tuple[Legs, ...], output: Legs, max_ndim: int, thorough: bool) -> Plan:
+    start = time.perf_counter()
     contractor = get_contractor()
-    labels = sorted({leg for leaf in network.leaves for leg in leaf.legs} | set(network.output))
-    symbol = {leg: opt_einsum.get_symbol(i) for i, leg in enumerate(labels)}
-    inputs = [set(symbol[leg] for leg in leaf.legs) for leaf in network.leaves]
-    output = set(symbol[leg] for leg in network.output)
-    size_dict = {symbol[leg]: 2 for leg in labels}
-    with _CACHE._lock:
-        _CACHE.path_searches += 1
-    path = rank_simplify(inputs, output, size_dict)
+    sizes = _sizes(legs, output)
+    symbol = {leg: opt_einsum.get_symbol(leg) for leg in sizes}
+    inputs = [set(symbol[leg] for leg in term) for term in legs]
+    symbols = set(symbol[leg] for leg in output)
+    size_dict = {symbol[leg]: size for leg, size in sizes.items()}
+    path = rank_simplify(inputs, symbols, size_dict)
+    simplification_steps = len(path)
     if len(inputs) > 1:
-        path += contractor.find_path(inputs, output, size_dict, thorough)
-    sizes = {leg: 2 for leg in labels}
-    contraction = compile_path([leaf.legs for leaf in network.leaves], path, sizes, max_ndim,
-                               network.output)
-    moves = permutation_moves(contraction.result_legs, network.output, sizes, max_ndim)
-    return Plan(network, contraction, tuple(moves), output_shape)
+        path += contractor.find_path(inputs, symbols, size_dict, thorough)
+    contraction = compile_path(legs, path, sizes, max_ndim, output)
+    moves = permutation_moves(contraction.result_legs, output, sizes, max_ndim)
+    return Plan(legs, output, tuple(tuple(step) for step in path), contraction, tuple(moves), max_ndim,
+                simplification_steps, time.perf_counter() - start, contractor.name)
+
+
+def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...],
+                  thorough: bool) -> NetworkPlan:
+    leaf_legs = [leaf.legs for leaf in network.leaves]
+    form = canonical_form(leaf_legs, network.output)
+    legs, output = form.key
+    key = (legs, output, get_contractor().cache_key, max_ndim, thorough)
+    plan = _CACHE.shared(key, lambda: _build_plan(legs, output, max_ndim, thorough))
+    leaf_moves = []
+    for i, permutation in zip(form.order, form.permutations):
+        if permutation is None:
+            leaf_moves.append(())
+            continue
+        current = leaf_legs[i]
+        target = tuple(current[p] for p in permutation)
+        leaf_moves.append(tuple(permutation_moves(current, target, _sizes([current], ()), max_ndim)))
+    return NetworkPlan(network, plan, form.order, tuple(leaf_moves), output_shape)
 
 
 def get_plan(key: tuple, make_network: Callable[[], Network], max_ndim: int,
-             output_shape: tuple[int, ...], thorough: bool = False) -> Plan:
-    """The cached plan for ``key`` (structure, request, contractor, limit), building it if new.
+             output_shape: tuple[int, ...], thorough: bool = False) -> NetworkPlan:
+    """The cached :class:`NetworkPlan` for ``key`` (structure and request), building it if new.
 
     ``thorough``: search longer for a cheaper path (for plans compiled into reused programs)."""
     full_key = key + (get_contractor().cache_key, max_ndim, output_shape, thorough)
-    return _CACHE.get(full_key, lambda: _build_plan(make_network(), max_ndim, output_shape, thorough))
+    return _CACHE.get(full_key, lambda: _network_plan(make_network(), max_ndim, output_shape, thorough))
 
 
-def run_plan(plan: Plan, K: Any, tensors: list[Any]) -> Any:
-    """Contract bound tensors along the plan and shape the result."""
-    result = plan.contraction.run(K, tensors)
-    return K.reshape(permute(K, result, plan.output_moves), plan.output_shape)
+def run_plan(network_plan: NetworkPlan, K: Any, tensors: Sequence[Any]) -> Any:
+    """Contract bound leaf arrays (network order) along the plan and shape the result."""
+    plan = network_plan.plan
+    result = plan.contraction.run(K, network_plan.arrange(K, tensors))
+    return K.reshape(permute(K, result, plan.output_moves), network_plan.output_shape)
+
+
+def run_batched(network_plans: Sequence[NetworkPlan], K: Any, tensor_lists: Sequence[Sequence[Any]]) -> Any:
+    """Contract several networks that share one plan in one batched contraction: the results
+    stacked, shape ``(len(network_plans),) + output_shape``."""
+    plan = network_plans[0].plan
+    arranged = [member.arrange(K, tensors) for member, tensors in zip(network_plans, tensor_lists)]
+    stacked = [K.stack([K.reshape(term[j], (-1,)) for term in arranged]) for j in range(len(plan.legs))]
+    contraction, moves = plan.batched(len(network_plans))
+    result = contraction.run(K, stacked)
+    return K.reshape(permute(K, result, moves), (len(network_plans),) + network_plans[0].output_shape)
