@@ -13,9 +13,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from .contraction.binding import bind_leaves
+from .contraction.gradient import Request, evaluate_requests
 from .contraction.network import amplitude_network, expectation_network, matrix_network, state_network
-from .contraction.plan import get_plan, run_plan
+from .contraction.plan import NetworkPlan, get_plan, structure_token
 from .differentiation.tracing import Dual, TracingError
 from .memory import require_memory
 from .operations.drawing import draw as draw_circuit
@@ -138,6 +138,20 @@ class Circuit(GateMethods):
         inputs = K.asarray(self._inputs)
         return inputs if K.is_complex(inputs) else K.cast(inputs, K.dtype)
 
+    def _plan(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
+              what: str, token: int | None = None) -> NetworkPlan:
+        """The cached plan of one result of this circuit's structure, memory checked (``token``:
+        this structure's :func:`~tyxonq.circuit.contraction.plan.structure_token`, if known)."""
+        K = get_backend()
+        token = structure_token(self._structure()) if token is None else token
+        # a backend that compiles whole functions reuses the plan inside compiled programs and
+        # already spends seconds compiling: there a longer path search pays off
+        plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
+                        output_shape, thorough=K.capabilities.compiles_whole_functions)
+        require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
+                       _LIGHT_CONE_HINT)
+        return plan
+
     def _evaluate(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
                   what: str, **binding: Any) -> Any:
         if self._is_traced():
@@ -147,14 +161,8 @@ class Circuit(GateMethods):
                 "use the pytorch backend (autograd) or method='finite-difference'"
             )
         K = get_backend()
-        # a backend that compiles whole functions reuses the plan inside compiled programs and
-        # already spends seconds compiling: there a longer path search pays off
-        plan = get_plan(request + self._structure(), make_network, K.capabilities.max_ndim,
-                        output_shape, thorough=K.capabilities.compiles_whole_functions)
-        require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
-                       _LIGHT_CONE_HINT)
-        tensors = bind_leaves(K, plan.network, self._operations, self._input_array(K), **binding)
-        return run_plan(plan, K, tensors)
+        plan = self._plan(request, make_network, output_shape, what)
+        return evaluate_requests(K, self._operations, self._input_array(K), [Request(plan, **binding)])[0]
 
     def state(self, method: str = "auto") -> Any:
         """The output state vector, of length ``2**num_qubits`` (qubit 0 most significant).
@@ -263,26 +271,134 @@ class Circuit(GateMethods):
             diagonal.append(is_diagonal)
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
-                                lambda K, state: self._apply_local(K, state, matrices, groups))
-        n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
-        groups_key, diagonal_key = tuple(groups), tuple(diagonal)
-        value = self._evaluate(("expectation", groups_key, diagonal_key),
-                               lambda: expectation_network(n, ops, given, groups_key, diagonal_key), (),
-                               "expectation()", operators=matrices,
-                               operator_sizes=[len(qubits) for qubits in groups])
+                                lambda K, state: self._apply_local(K, state, matrices, groups),
+                                lambda c: [c._expectation_request(matrices, groups, diagonal)])
+        value = evaluate_requests(K, self._operations, self._input_array(K),
+                                  [self._expectation_request(matrices, groups, diagonal)])[0]
         return K.real(value) if hermitian else value
+
+    def _expectation_request(self, matrices: list, groups: list, diagonal: list,
+                             token: int | None = None) -> Request:
+        """The contraction of ``<psi| O_1 ... O_m |psi>`` (observables already validated)."""
+        n, ops, given = self._num_qubits, self._operations, self._inputs is not None
+        groups_key, diagonal_key = tuple(groups), tuple(diagonal)
+        plan = self._plan(("expectation", groups_key, diagonal_key),
+                          lambda: expectation_network(n, list(ops), given, groups_key, diagonal_key), (),
+                          "expectation()", token)
+        return Request(plan, matrices, [len(qubits) for qubits in groups])
+
+    def _pauli_requests(self, strings: Sequence[str]) -> list[Request]:
+        """One contraction per Pauli string (none for an identity string)."""
+        K = get_backend()
+        token = structure_token(self._structure())
+        requests = []
+        for string in strings:
+            factors = [(q, letter.lower()) for q, letter in enumerate(string) if letter != "I"]
+            if factors:
+                requests.append(self._expectation_request(
+                    [constant(K, letter) for _, letter in factors], [(q,) for q, _ in factors],
+                    [letter == "z" for _, letter in factors], token))
+        return requests
+
+    def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
+        """``<psi|P|psi>`` for many Pauli strings at once, or ``sum_i c_i <psi|P_i|psi>``.
+
+        Each string has one character per qubit (``I``, ``X``, ``Y``, ``Z``; character ``q`` on
+        qubit ``q``). Every term contracts only its light cone; terms whose light-cone networks are
+        equal up to relabelling share one plan and are contracted together, as one batched
+        contraction. Gradients: autograd where the backend has it, else exact reverse mode through
+        the contractions (``tq.value_and_grad``, any width).
+
+        Parameters
+        ----------
+        strings : sequence of str
+            The Pauli strings.
+        coefficients : sequence of numbers, optional
+            Return the weighted sum instead of the values (what a Hamiltonian needs; its gradient
+            costs one reverse pass for all terms).
+
+        Returns
+        -------
+        array
+            The real values, shape ``(len(strings),)``; or the weighted sum (complex when a
+            coefficient is).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(3).h(0).cx(0, 1)
+        >>> K = tq.get_backend()
+        >>> K.to_numpy(c.pauli_expectations(["ZZI", "XXI", "IIZ", "III"])).round(12).tolist()
+        [1.0, 1.0, 1.0, 1.0]
+        >>> round(float(c.pauli_expectations(["ZZI", "XIZ"], [0.5, 2.0])), 12)
+        0.5
+        """
+        strings = self._validated_strings(strings)
+        weights = None
+        if coefficients is not None:
+            if len(coefficients) != len(strings):
+                raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+            weights = list(coefficients)
+        active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
+        constant_part = sum(weights[i] for i in range(len(strings)) if i not in set(active)) if weights else 0
+        if not active:
+            return constant_part if weights is not None else get_backend().ones((len(strings),),
+                                                                                 get_backend().real_dtype)
+        if self._is_traced():
+            from .differentiation.traced import traced_terms
+
+            active_weights = None if weights is None else np.asarray([weights[i] for i in active])
+            if active_weights is not None and np.iscomplexobj(active_weights):
+                raise TracingError("exact gradients need a real objective: real coefficients")
+            result = traced_terms(self, lambda c: c._pauli_requests([strings[i] for i in active]),
+                                  lambda c: c.pauli_expectations(strings, coefficients), active_weights)
+            if weights is not None:
+                return result + constant_part
+            values: list[Any] = [1.0] * len(strings)
+            for i, value in zip(active, result):
+                values[i] = value
+            return np.asarray(values, dtype=object)
+        K = get_backend()
+        results = evaluate_requests(K, self._operations, self._input_array(K),
+                                    self._pauli_requests([strings[i] for i in active]))
+        real = [K.real(value) for value in results]
+        if weights is not None:
+            total = sum(weights[i] * value for i, value in zip(active, real))
+            return total + constant_part
+        ones = K.ones((len(strings),), K.real_dtype)
+        if not real:
+            return ones
+        values = K.stack([K.reshape(value, ()) for value in real])
+        if len(active) == len(strings):
+            return values
+        order = [None] * len(strings)
+        for position, i in enumerate(active):
+            order[i] = values[position]
+        return K.stack([ones[i] if value is None else value for i, value in enumerate(order)])
+
+    def _validated_strings(self, strings: Sequence[str]) -> list[str]:
+        if isinstance(strings, str):
+            raise TypeError("strings must be a sequence of Pauli strings, e.g. ['ZZI', 'IXX']")
+        checked = []
+        for string in strings:
+            if not isinstance(string, str) or len(string) != self._num_qubits \
+                    or set(string.upper()) - set("IXYZ"):
+                raise ValueError(f"Pauli string {string!r} must have {self._num_qubits} characters, "
+                                 "each I, X, Y or Z")
+            checked.append(string.upper())
+        return checked
 
     def _apply_local(self, K: Any, state: Any, matrices: list, groups: list) -> Any:
         for matrix, qubits in zip(matrices, groups):
             state = apply_matrix(K, state, matrix, qubits, self._num_qubits)
         return state
 
-    def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any) -> Any:
+    def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any, requests: Any = None) -> Any:
         if not hermitian:
             raise TracingError("exact gradients need a real objective: use hermitian=True")
         from .differentiation.traced import traced_expectation
 
-        return traced_expectation(self, evaluate, apply_observable)
+        return traced_expectation(self, evaluate, apply_observable, requests)
 
     def dense_expectation(self, apply_observable: Any, hermitian: bool = True) -> Any:
         """``<psi|O|psi>`` from the state vector, for ``O`` given by its action on a state.

@@ -248,21 +248,12 @@ class PauliSum:
         if method == "state":
             return circuit.dense_expectation(lambda K, state: apply_pauli_sum(K, state, self),
                                              hermitian=hermitian)
-        value = sum(coefficient * self._term_expectation(circuit, string)
-                    for coefficient, string in self)
+        strings = [string for _, string in self]
+        coefficients = [coefficient for coefficient, _ in self]
+        value = circuit.pauli_expectations(strings, coefficients)
         if not hermitian:
             return value
         return value.real if isinstance(value, Dual) else get_backend().real(value)
-
-    @staticmethod
-    def _term_expectation(circuit: Any, string: str) -> Any:
-        paulis: dict[str, list[int]] = {"x": [], "y": [], "z": []}
-        for qubit, letter in enumerate(string):
-            if letter != "I":
-                paulis[letter.lower()].append(qubit)
-        if not any(paulis.values()):
-            return 1.0
-        return circuit.expectation_ps(**paulis)
 
     # -- checking --------------------------------------------------------------------------
     def to_sparse(self) -> Any:

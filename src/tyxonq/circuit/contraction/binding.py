@@ -20,7 +20,8 @@ from ..statevector.products import backend_constant
 from .network import Leaf, Network, operation_form
 from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form
 
-__all__ = ["bind_leaves", "selected_entries", "slice_legs"]
+__all__ = ["Binder", "bind_leaves", "gate_leaves", "selected_entries", "slice_legs", "resolved",
+           "piece_extraction"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,13 +53,13 @@ def slice_legs(K: Any, array: Any, num_legs: int, fixed: Sequence[tuple[int, int
     return array
 
 
-def _resolved(fixed: tuple[tuple[int, Any], ...], bits: Sequence[int]) -> tuple[tuple[int, int], ...]:
+def resolved(fixed: tuple[tuple[int, Any], ...], bits: Sequence[int]) -> tuple[tuple[int, int], ...]:
     return tuple((position, bits[value[1]] if isinstance(value, tuple) else value)
                  for position, value in fixed)
 
 
 @functools.lru_cache(maxsize=4096)
-def _extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
+def piece_extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
     """The matrix taking a gate's flattened matrix to the piece's remaining entries (``None``:
     the piece is the matrix itself)."""
     entries = selected_entries(len(piece.legs), fixed)
@@ -70,15 +71,19 @@ def _extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int], ...
 def _extraction_constant(K: Any, piece: Piece, num_qubits: int,
                          fixed: tuple[tuple[int, int], ...]) -> Any:
     return backend_constant(K, ("extraction", piece, num_qubits, fixed),
-                            lambda: _extraction(piece, num_qubits, fixed))
+                            lambda: piece_extraction(piece, num_qubits, fixed))
 
 
-class _Pieces:
-    """The pieces of one evaluation: gate matrices built once per kind, extracted per piece."""
+class Binder:
+    """Leaf arrays of networks of one circuit: gate matrices are built once per kind (for the
+    operations ``wanted``), pieces extracted once per kind and form, and shared by every network
+    bound through it (the terms of a Hamiltonian)."""
 
-    def __init__(self, K: Any, operations: Sequence[Operation], wanted: Sequence[int]) -> None:
+    def __init__(self, K: Any, operations: Sequence[Operation], wanted: Sequence[int],
+                 inputs: Any = None) -> None:
         self.K = K
         self.operations = operations
+        self.inputs = inputs
         self.batches: dict[tuple[str, bool], tuple[Any, dict[int, int]]] = {}
         self.values: dict[tuple, Any] = {}
         kinds: dict[tuple[str, bool], list[int]] = {}
@@ -96,11 +101,11 @@ class _Pieces:
             self.batches[(gate, dagger)] = (batch, {index: row for row, index in enumerate(indices)})
 
     def gate(self, index: int, piece_number: int, fixed: tuple[tuple[int, int], ...]) -> Any:
+        """Piece ``piece_number`` of operation ``index``'s form, with legs ``fixed``."""
         K, op = self.K, self.operations[index]
-        form = operation_form(op)
         k = len(op.qubits)
-        piece = form.pieces[piece_number]
-        extraction = _extraction(piece, k, fixed)
+        piece = operation_form(op).pieces[piece_number]
+        extraction = piece_extraction(piece, k, fixed)
         batch = self.batches.get((op.gate, op.dagger))
         if batch is not None:
             key = (op.gate, op.dagger, piece_number, fixed)
@@ -120,6 +125,35 @@ class _Pieces:
         return K.reshape(K.matmul(K.reshape(matrix, (1, 4 ** k)), _extraction_constant(K, piece, k, fixed)),
                          (extraction.shape[1],))
 
+    def bind(self, network: Network, operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
+             bits: Sequence[int] = ()) -> list[Any]:
+        """One array per leaf of ``network``, in leaf order (C order over the leaf's legs).
+
+        ``operators`` are the observables' matrices, ``operator_sizes`` their qubit counts, and
+        ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take).
+        """
+        K = self.K
+        tensors = []
+        for leaf in network.leaves:
+            fixed = resolved(leaf.fixed, bits) if leaf.fixed else ()
+            if leaf.source == "gate":
+                tensor = self.gate(leaf.index, leaf.piece, fixed)
+            elif leaf.source == "operator":
+                tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value),
+                                   fixed)
+            elif leaf.source == "input":
+                inputs = self.inputs
+                tensor = slice_legs(K, inputs, len(leaf.legs) + len(fixed), fixed) if fixed else inputs
+            else:
+                tensor = _constant_piece(K, leaf, self.operations, fixed)
+            tensors.append(K.conj(tensor) if leaf.conj else tensor)
+        return tensors
+
+
+def gate_leaves(network: Network) -> list[int]:
+    """The operations whose pieces a network's leaves hold."""
+    return sorted({leaf.index for leaf in network.leaves if leaf.source == "gate"})
+
 
 def _host_matrix(op: Operation) -> np.ndarray:
     matrix = CONSTANT_MATRICES[op.gate]
@@ -129,7 +163,7 @@ def _host_matrix(op: Operation) -> np.ndarray:
 def _operator(K: Any, matrix: Any, num_qubits: int, diagonal: bool,
               fixed: tuple[tuple[int, int], ...]) -> Any:
     form: TensorForm = diagonal_form(num_qubits) if diagonal else dense_form(num_qubits)
-    extraction = _extraction(form.pieces[0], num_qubits, fixed)
+    extraction = piece_extraction(form.pieces[0], num_qubits, fixed)
     if extraction is None:
         return matrix
     flat = K.reshape(matrix, (1, 4 ** num_qubits))
@@ -157,24 +191,5 @@ def _constant_piece(K: Any, leaf: Leaf, operations: Sequence[Operation],
 def bind_leaves(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
                 operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
                 bits: Sequence[int] = ()) -> list[Any]:
-    """One array per leaf of ``network``, in leaf order (C order over the leaf's legs).
-
-    ``operators`` are the observables' matrices, ``operator_sizes`` their qubit counts, and
-    ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take).
-    """
-    wanted = sorted({leaf.index for leaf in network.leaves if leaf.source == "gate"})
-    pieces = _Pieces(K, operations, wanted)
-    tensors = []
-    for leaf in network.leaves:
-        fixed = _resolved(leaf.fixed, bits) if leaf.fixed else ()
-        if leaf.source == "gate":
-            tensor = pieces.gate(leaf.index, leaf.piece, fixed)
-        elif leaf.source == "operator":
-            tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value),
-                               fixed)
-        elif leaf.source == "input":
-            tensor = slice_legs(K, inputs, len(leaf.legs) + len(fixed), fixed) if fixed else inputs
-        else:
-            tensor = _constant_piece(K, leaf, operations, fixed)
-        tensors.append(K.conj(tensor) if leaf.conj else tensor)
-    return tensors
+    """One array per leaf of ``network``, in leaf order: :meth:`Binder.bind` for one network."""
+    return Binder(K, operations, gate_leaves(network), inputs).bind(network, operators, operator_sizes, bits)

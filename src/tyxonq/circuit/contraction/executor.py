@@ -171,6 +171,38 @@ class CompiledContraction:
             del first, second
         return tensors[self.result]
 
+    def run_with_vjp(self, K: Any, tensors: Sequence[Any], cotangent: Any) -> tuple[Any, list[Any]]:
+        """The result and every input tensor's environment: the derivative of ``sum(cotangent *
+        result)`` with respect to that tensor, in its shape (holomorphic: no conjugation).
+
+        The vector-Jacobian product of a step ``C = A B`` is two more products, ``dA = dC B^T``
+        and ``dB = A^T dC``, laid back out by the inverse of the step's permutations; the forward
+        pass keeps every step's operands for them.
+        """
+        tensors = list(tensors)
+        shapes = [K.shape(tensor) for tensor in tensors]
+        operands = []
+        for step in self.steps:
+            first = _as_matrix(K, tensors[step.first], step.first_layout)
+            second = _as_matrix(K, tensors[step.second], step.second_layout)
+            tensors[step.first] = tensors[step.second] = None
+            operands.append((first, second))
+            tensors.append(K.matmul(first, second))
+            shapes.append(K.shape(tensors[-1]))
+        result = tensors[self.result]
+        environments: list[Any] = [None] * len(tensors)
+        environments[self.result] = K.reshape(cotangent, shapes[self.result])
+        produced = len(shapes) - len(self.steps)
+        for number in range(len(self.steps) - 1, -1, -1):
+            step, (first, second) = self.steps[number], operands[number]
+            environment = environments[produced + number]
+            environments[produced + number] = None
+            environments[step.first] = _from_matrix(K, K.matmul(environment, _swap_last(K, second)),
+                                                    step.first_layout, shapes[step.first])
+            environments[step.second] = _from_matrix(K, K.matmul(_swap_last(K, first), environment),
+                                                     step.second_layout, shapes[step.second])
+        return result, environments[:produced]
+
 
 def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], sizes: dict[int, int],
                  max_ndim: int, output: Sequence[int] = ()) -> CompiledContraction:
@@ -216,6 +248,20 @@ def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], si
     flops = sum(math.prod(step.first_layout.shape) * step.second_layout.shape[-1] for step in steps)
     writes = sum(_size(step.result_legs, sizes) for step in steps)
     return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest, flops, writes)
+
+
+def _swap_last(K: Any, array: Any) -> Any:
+    return K.transpose(array) if len(K.shape(array)) == 2 else K.transpose(array, (0, 2, 1))
+
+
+def _from_matrix(K: Any, matrix: Any, layout: OperandLayout, shape: tuple[int, ...]) -> Any:
+    """The inverse of :func:`_as_matrix`: an operand's matrix view back in the operand's layout."""
+    array = _swap_last(K, matrix) if layout.transposed else matrix
+    for reshape, axes in reversed(layout.moves):
+        moved = tuple(reshape[a] for a in axes)
+        inverse = tuple(sorted(range(len(axes)), key=lambda a: axes[a]))
+        array = K.transpose(K.reshape(array, moved), inverse)
+    return K.reshape(array, shape)
 
 
 def _as_matrix(K: Any, array: Any, layout: OperandLayout) -> Any:

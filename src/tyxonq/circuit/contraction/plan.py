@@ -11,6 +11,7 @@ angles, or another term of the same shape, performs no path search.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import OrderedDict
@@ -26,7 +27,7 @@ from .network import Network
 from .simplify import rank_simplify
 
 __all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "run_batched", "plan_cache_info",
-           "clear_plan_cache", "set_plan_cache", "PlanCacheInfo"]
+           "clear_plan_cache", "set_plan_cache", "PlanCacheInfo", "structure_token"]
 
 Legs = tuple[int, ...]
 
@@ -209,6 +210,35 @@ def set_plan_cache(maxsize: int | None = None, enabled: bool | None = None) -> P
     if not _CACHE.enabled or _CACHE.maxsize == 0:
         _CACHE.clear()
     return _CACHE.info()
+
+
+_TOKENS: OrderedDict[tuple, int] = OrderedDict()
+_TOKENS_LOCK = threading.Lock()
+_TOKENS_LIMIT = 4096
+
+
+def structure_token(structure: tuple) -> int:
+    """A small number standing for a (large) circuit structure in cache keys: the structure is
+    hashed and compared once per call, not once per plan looked up with it.
+
+    Examples
+    --------
+    >>> structure = (2, False, (("h", (0,), False),))
+    >>> structure_token(structure) == structure_token((2, False, (("h", (0,), False),)))
+    True
+    """
+    with _TOKENS_LOCK:
+        token = _TOKENS.get(structure)
+        if token is None:
+            token = _TOKENS[structure] = next(_TOKEN_COUNTER)
+            while len(_TOKENS) > _TOKENS_LIMIT:
+                _TOKENS.popitem(last=False)
+        else:
+            _TOKENS.move_to_end(structure)
+        return token
+
+
+_TOKEN_COUNTER = itertools.count()
 
 
 def _sizes(legs: Sequence[Legs], output: Legs) -> dict[int, int]:

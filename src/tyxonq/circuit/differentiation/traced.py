@@ -19,12 +19,15 @@ from typing import Any, Callable
 import numpy as np
 
 from ...numerics import get_backend
+from ..contraction.gradient import contraction_cost, value_and_angle_gradients
+from ..memory import require_memory
 from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
 from ..operations.operation import Operation
 from ..statevector.adjoint import adjoint_sweep
+from ..statevector.sweep import sweep_program
 from .tracing import Dual, TracingError, active_gradient_method
 
-__all__ = ["traced_expectation", "plain_operations"]
+__all__ = ["traced_expectation", "traced_terms", "uses_contraction", "plain_operations"]
 
 _FOUR_TERM = ((math.sqrt(2) + 1) / (4 * math.sqrt(2)), (math.sqrt(2) - 1) / (4 * math.sqrt(2)))
 
@@ -37,30 +40,99 @@ def plain_operations(operations: list[Operation]) -> list[Operation]:
 
 
 def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
-                       apply_observable: Callable[[Any, Any], Any]) -> Dual:
+                       apply_observable: Callable[[Any, Any], Any],
+                       requests: Callable[[Any], list] | None = None) -> Dual:
     """A real expectation of a circuit with traced angles, as a Dual.
 
     ``evaluate(plain_circuit)`` computes the value of a circuit without traced angles;
-    ``apply_observable(K, state)`` applies the (Hermitian) observable to a state vector.
+    ``apply_observable(K, state)`` applies the (Hermitian) observable to a state vector;
+    ``requests(plain_circuit)``, when given, are the expectation's contractions: the adjoint
+    method then runs reverse mode through them instead of sweeping the state vector when that is
+    cheaper or the state does not fit (:func:`uses_contraction`).
     """
     plain = circuit._with_operations(plain_operations(circuit._operations))
     K = get_backend()
-    slots = [(k, j, p) for k, op in enumerate(circuit._operations)
-             for j, p in enumerate(op.params) if isinstance(p, Dual)]
+    slots = _slots(circuit)
     if active_gradient_method() == "adjoint":
-        wanted: dict[int, list[tuple[int, int]]] = {}
-        for position, (k, j, _) in enumerate(slots):
-            wanted.setdefault(k, []).append((position, j))
-        value, angle_gradients = adjoint_sweep(K, plain._operations, plain.num_qubits,
-                                               plain._input_array(K), apply_observable, wanted,
-                                               len(slots))
+        wanted = _wanted(slots)
+        contractions = requests(plain) if requests is not None else None
+        if contractions is not None and uses_contraction(K, plain, contractions):
+            values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
+                                                          contractions, wanted, len(slots))
+            value, angle_gradients = float(np.real(values.sum())), np.real(gradients.sum(axis=0))
+        else:
+            n = plain.num_qubits
+            require_memory(K, 3 * 2 ** n, f"the adjoint sweep over {n} qubits (three state vectors)",
+                           _SWEEP_HINT)
+            value, angle_gradients = adjoint_sweep(K, plain._operations, n, plain._input_array(K),
+                                                   apply_observable, wanted, len(slots))
     else:
         value = float(K.to_numpy(evaluate(plain)))
         angle_gradients = _parameter_shift(K, plain, slots, evaluate)
-    chain = np.stack([angle.gradient for _, _, angle in slots])  # d angle / d parameters
+    return Dual(value, np.asarray(angle_gradients, dtype=float) @ _chain(slots))
+
+
+def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callable[[Any], Any],
+                 weights: np.ndarray | None) -> Any:
+    """Expectations of several terms of a circuit with traced angles, from their contractions:
+    the weighted sum as one Dual (``weights`` given), else one Dual per term.
+
+    ``evaluate(plain_circuit)`` returns the same (the weighted sum, or the values), for
+    parameter shift.
+    """
+    plain = circuit._with_operations(plain_operations(circuit._operations))
+    K = get_backend()
+    slots = _slots(circuit)
+    chain = _chain(slots)
+    if active_gradient_method() == "adjoint":
+        contractions = requests(plain)
+        values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
+                                                      contractions, _wanted(slots), len(slots))
+        values, gradients = np.real(values), np.real(gradients)
+        if weights is not None:
+            return Dual(float(weights @ values), (weights @ gradients) @ chain)
+        return [Dual(float(value), gradient @ chain) for value, gradient in zip(values, gradients)]
+    if weights is None:
+        raise TracingError("parameter-shift gradients of several terms need their weights "
+                           "(coefficients=...); or use method='adjoint'")
+    value = float(K.to_numpy(evaluate(plain)))
+    return Dual(value, np.asarray(_parameter_shift(K, plain, slots, evaluate), dtype=float) @ chain)
+
+
+_SWEEP_HINT = ("Gradients of local expectations (expectation, expectation_ps, a PauliSum) run "
+               "reverse mode through their light-cone contractions instead; use those, or fewer qubits")
+
+
+def uses_contraction(K: Any, plain: Any, requests: list) -> bool:
+    """Whether reverse mode through the contractions is chosen over the adjoint sweep: it is
+    cheaper by the cost model (flops + 64 x writes: three contractions' worth against three
+    passes over the state per fused block), or the sweep's three state vectors do not fit."""
+    n = plain.num_qubits
+    if 3 * 2 ** n * 16 > K.available_memory():
+        return True
+    blocks = len(sweep_program(n, plain._operations, K.capabilities.max_ndim).blocks) if n <= 24 \
+        else len(plain._operations)
+    return 3 * contraction_cost(requests) < 3 * blocks * 2 ** n * 72
+
+
+def _slots(circuit: Any) -> list[tuple[int, int, Dual]]:
+    return [(k, j, p) for k, op in enumerate(circuit._operations)
+            for j, p in enumerate(op.params) if isinstance(p, Dual)]
+
+
+def _wanted(slots: list) -> dict[int, list[tuple[int, int]]]:
+    wanted: dict[int, list[tuple[int, int]]] = {}
+    for position, (k, j, _) in enumerate(slots):
+        wanted.setdefault(k, []).append((position, j))
+    return wanted
+
+
+def _chain(slots: list) -> np.ndarray:
+    """``d angle / d parameters``, one row per traced angle."""
+    chain = np.stack([angle.gradient for _, _, angle in slots])
     if np.iscomplexobj(chain) or any(np.iscomplexobj(angle.value) for _, _, angle in slots):
         raise TracingError("gate angles must be real functions of the parameters")
-    return Dual(value, np.asarray(angle_gradients, dtype=float) @ chain)
+    return chain
 
 
 def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> list[float]:

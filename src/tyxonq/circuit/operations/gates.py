@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
+           "gate_derivative", "gate_derivatives",
            "canonical_gate_name"]
 
 _I = np.eye(2, dtype=complex)
@@ -310,3 +311,23 @@ def gate_derivative(K: Any, name: str, params: tuple, index: int, dagger: bool =
     else:
         raise ValueError(f"gate {name!r} has no parameter to differentiate")
     return K.conj(K.transpose(derivative)) if dagger else derivative
+
+
+def gate_derivatives(K: Any, name: str, params: Any, index: int, dagger: bool = False) -> Any:
+    """``d U / d params[index]`` of ``G`` gates of one kind in one vectorised call, shape
+    ``(G, 2^k, 2^k)``; ``params`` as for :func:`gate_matrices`.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> many = gate_derivatives(K, "rx", np.array([[0.1], [0.2]]), 0, dagger=True)
+    >>> bool(np.allclose(many[1], gate_derivative(K, "rx", (0.2,), 0, dagger=True)))
+    True
+    """
+    spec = GATES[name]
+    columns = K.asarray(params, K.real_dtype)
+    count = K.shape(columns)[0]
+    derivative = gate_derivative(K, name, tuple(K.reshape(columns[:, j], (count, 1, 1))
+                                                for j in range(len(spec.param_names))), index)
+    return K.conj(K.transpose(derivative, (0, 2, 1))) if dagger else derivative

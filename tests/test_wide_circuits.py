@@ -1,0 +1,195 @@
+"""Wide circuits: values and exact gradients of 40-100-qubit local expectations through light-cone
+contractions, against parameter shift and a dense reference on the light cone; Pauli terms
+evaluated together; plans shared between terms of the same shape; memory checks on gradients."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tyxonq as tq
+from conftest import BACKEND_IDS, make_backend
+from reference import reference_expectation, reference_state
+from tyxonq.circuit.contraction.lightcone import light_cone
+
+nx = pytest.importorskip("networkx")
+PAULIS = {"X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]), "Z": np.diag([1, -1])}
+
+
+def dense_on_light_cone(circuit: tq.Circuit, string: str) -> float:
+    """``<P>`` from a dense simulation of the qubits in the usual light cone of ``P``: the
+    operations on those qubits only (any other cancels exactly), qubits renumbered."""
+    operations = circuit.operations
+    measured = [q for q, letter in enumerate(string) if letter != "I"]
+    cone = sorted(set(measured).union(*(operations[i].qubits for i in light_cone(operations, measured))))
+    number = {q: i for i, q in enumerate(cone)}
+    kept = [(op.gate, tuple(number[q] for q in op.qubits), tuple(float(p) for p in op.params))
+            for op in operations if set(op.qubits) <= set(cone)]
+    state = reference_state(len(cone), kept)
+    factors = [(PAULIS[string[q]], (number[q],)) for q in measured]
+    return reference_expectation(state, factors, len(cone)).real
+
+
+def qaoa_energy(graph, strings, coefficients):
+    p = 1
+
+    def energy(params):
+        circuit = tq.templates.qaoa(graph, params[:p], params[p:])
+        return circuit.pauli_expectations(strings, coefficients)
+
+    return energy
+
+
+def shifted_dense_gradient(graph, strings, coefficients, params):
+    """The QAOA energy's gradient by the shift rule on dense light-cone simulations: every gate
+    angle is ``γ w`` or ``2β`` (two-term rule per gate, chained)."""
+    p = 1
+
+    def dense(gammas_per_edge, betas_per_qubit):
+        circuit = tq.Circuit(graph.number_of_nodes())
+        for q in graph.nodes:
+            circuit.h(q)
+        for (a, b), angle in zip(graph.edges, gammas_per_edge):
+            circuit.rzz(a, b, angle)
+        for q, angle in zip(graph.nodes, betas_per_qubit):
+            circuit.rx(q, angle)
+        return sum(c * dense_on_light_cone(circuit, s) for c, s in zip(coefficients, strings))
+
+    edges = [params[0]] * graph.number_of_edges()
+    mixers = [2 * params[p]] * graph.number_of_nodes()
+    gradient = np.zeros(2)
+    for i in range(len(edges)):
+        plus, minus = list(edges), list(edges)
+        plus[i] += np.pi / 2
+        minus[i] -= np.pi / 2
+        gradient[0] += (dense(plus, mixers) - dense(minus, mixers)) / 2
+    for i in range(len(mixers)):
+        plus, minus = list(mixers), list(mixers)
+        plus[i] += np.pi / 2
+        minus[i] -= np.pi / 2
+        gradient[1] += 2 * (dense(edges, plus) - dense(edges, minus)) / 2
+    return dense(edges, mixers), gradient
+
+
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+def test_wide_qaoa_energy_and_gradient_against_the_dense_light_cone(backend_name):
+    """60 qubits (a 3-regular graph, p = 1): the adjoint state would need 2^60 entries."""
+    graph = nx.random_regular_graph(3, 60, seed=7)
+    rng = np.random.default_rng(3)
+    chosen = [list(graph.edges)[i] for i in rng.choice(graph.number_of_edges(), 4, replace=False)]
+    strings = ["".join("Z" if q in edge else "I" for q in range(60)) for edge in chosen]
+    strings.append("".join("X" if q == chosen[0][0] else "I" for q in range(60)))
+    coefficients = [0.5, -0.25, 1.0, 0.75, 0.3]
+    params = np.array([0.37, 0.61])
+    value, gradient = shifted_dense_gradient(graph, strings, coefficients, params)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        energy = qaoa_energy(graph, strings, coefficients)
+        got_value, got_gradient = tq.value_and_grad(energy)(K.asarray(params))
+        np.testing.assert_allclose(float(K.to_numpy(got_value)), value, atol=1e-10)
+        np.testing.assert_allclose(K.to_numpy(got_gradient), gradient, atol=1e-10)
+        if K.capabilities.autodiff == "finite-difference":
+            shifted = tq.value_and_grad(energy, method="parameter-shift")(params)[1]
+            np.testing.assert_allclose(K.to_numpy(shifted), gradient, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
+def test_wide_brickwork_gradient_against_parameter_shift(backend_name):
+    """A 100-qubit, depth-4 RY + CZ brickwork: <Z_50> and <X_10 X_11>, every angle its own
+    parameter (400); reverse mode through the contraction equals parameter shift."""
+    n, depth = 100, 4
+    strings = ["Z".join(["I" * 50, "I" * 49]), "I" * 10 + "XX" + "I" * 88]
+
+    def energy(params):
+        return tq.templates.brickwork(n, params, depth).pauli_expectations(strings, [1.0, 0.5])
+
+    params = np.random.default_rng(5).uniform(-np.pi, np.pi, n * depth)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        value, gradient = tq.value_and_grad(energy)(K.asarray(params))
+    with tq.use_backend("numpy"):
+        shifted_value, shifted = tq.value_and_grad(energy, method="parameter-shift")(params)
+    circuit = tq.templates.brickwork(n, params, depth)
+    dense = dense_on_light_cone(circuit, strings[0]) + 0.5 * dense_on_light_cone(circuit, strings[1])
+    np.testing.assert_allclose(float(K.to_numpy(value)), dense, atol=1e-10)
+    np.testing.assert_allclose(float(shifted_value), dense, atol=1e-10)
+    np.testing.assert_allclose(K.to_numpy(gradient), shifted, atol=1e-10)
+    assert np.count_nonzero(np.abs(shifted) > 1e-12) > 10  # the light cones' angles, and only those
+
+
+def test_pauli_expectations_match_the_dense_reference_and_each_term():
+    @settings(max_examples=20, deadline=None)
+    @given(n=st.integers(2, 6), seed=st.integers(0, 2 ** 16))
+    def check(n, seed):
+        rng = np.random.default_rng(seed)
+        circuit = tq.templates.hardware_efficient(n, rng.uniform(-3, 3, 2 * n * 3), 2, ("ry", "rz"))
+        strings = ["".join(rng.choice(list("IXYZ"), n)) for _ in range(rng.integers(1, 7))]
+        state = reference_state(n, [(op.gate, op.qubits, op.params) for op in circuit.operations])
+        expected = [reference_expectation(state, [(PAULIS[s[q]], (q,)) for q in range(n) if s[q] != "I"],
+                                          n).real for s in strings]
+        K = tq.get_backend("numpy")
+        np.testing.assert_allclose(K.to_numpy(circuit.pauli_expectations(strings)), expected, atol=1e-12)
+        weights = rng.normal(size=len(strings))
+        np.testing.assert_allclose(float(circuit.pauli_expectations(strings, weights)),
+                                   weights @ expected, atol=1e-12)
+
+    check()
+
+
+def test_traced_terms_give_one_dual_per_term():
+    graph = nx.cycle_graph(8)
+    strings = ["ZZ" + "I" * 6, "I" * 3 + "XY" + "I" * 3]
+
+    def per_term(params):
+        values = tq.templates.qaoa(graph, params[:1], params[1:]).pauli_expectations(strings)
+        return values[0] * values[1] + values[0]
+
+    params = np.array([0.4, 0.9])
+    with tq.use_backend("numpy"):
+        exact = tq.value_and_grad(per_term)(params)[1]
+        numeric = tq.value_and_grad(per_term, method="finite-difference")(params)[1]
+    np.testing.assert_allclose(exact, numeric, atol=1e-7)
+
+
+def test_terms_of_the_same_shape_share_one_plan():
+    """On a ring every <Z_i Z_{i+1}> light cone has the same shape: one plan for all of them."""
+    n = 40
+    graph = nx.cycle_graph(n)
+    hamiltonian = tq.hamiltonians.maxcut(graph)
+    circuit = tq.templates.qaoa(graph, [0.3, 0.2], [0.5, 0.1])
+    tq.clear_plan_cache()
+    with tq.use_backend("numpy"):
+        value = circuit.expectation(hamiltonian, method="lightcone")
+    info = tq.plan_cache_info()
+    assert info.misses == n and info.path_searches == 1
+    small = tq.templates.qaoa(nx.cycle_graph(12), [0.3, 0.2], [0.5, 0.1])
+    with tq.use_backend("numpy"):  # the same per edge, so the energy is n / 12 of the small ring's
+        reference = small.expectation(tq.hamiltonians.maxcut(nx.cycle_graph(12)), method="state")
+    np.testing.assert_allclose(float(value), float(reference) * n / 12, atol=1e-10)
+
+
+def test_the_adjoint_sweep_of_a_wide_state_is_refused_with_the_alternative():
+    n = 50
+
+    def energy(params):
+        circuit = tq.Circuit(n)
+        for q in range(n):
+            circuit.ry(q, params[0])
+        return circuit.dense_expectation(lambda K, state: state)
+
+    with tq.use_backend("numpy"), pytest.raises(MemoryError, match="light-cone contractions"):
+        tq.value_and_grad(energy)(np.array([0.1]))
+
+
+def test_bad_pauli_strings_are_refused():
+    circuit = tq.Circuit(3).h(0)
+    with pytest.raises(ValueError, match="3 characters"):
+        circuit.pauli_expectations(["ZZ"])
+    with pytest.raises(ValueError, match="each I, X, Y or Z"):
+        circuit.pauli_expectations(["ZQZ"])
+    with pytest.raises(TypeError, match="sequence of Pauli strings"):
+        circuit.pauli_expectations("ZZZ")
+    with pytest.raises(ValueError, match="2 coefficients for 1 strings"):
+        circuit.pauli_expectations(["ZZZ"], [1.0, 2.0])
