@@ -279,6 +279,7 @@ def test_expensive_networks_also_try_a_hyper_optimised_path(monkeypatch):
 
     calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
+    monkeypatch.setattr(paths, "OUTPUT_BOUND_FACTOR", 0)
     params = np.random.default_rng(0).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     tq.clear_plan_cache()
@@ -297,6 +298,7 @@ def test_thorough_plans_search_longer(monkeypatch):
 
     calls = _count_cotengra_searches(monkeypatch)
     monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
+    monkeypatch.setattr(paths, "OUTPUT_BOUND_FACTOR", 0)
     params = np.random.default_rng(1).uniform(0, 1, 2 * 5 * 3)
     circuit = tq.templates.rotation_ladder(5, params, 3)
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
@@ -317,6 +319,7 @@ def test_planning_without_cotengra_warns_once(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "cotengra", None)
     monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
+    monkeypatch.setattr(paths, "OUTPUT_BOUND_FACTOR", 0)
     monkeypatch.setattr(paths, "_warned_no_cotengra", False)
     tq.clear_plan_cache()
     expected_warning = pytest.warns(paths.PathSearchWarning, match="tyxonq\\[contract\\]")

@@ -193,3 +193,27 @@ def test_bad_pauli_strings_are_refused():
         circuit.pauli_expectations("ZZZ")
     with pytest.raises(ValueError, match="2 coefficients for 1 strings"):
         circuit.pauli_expectations(["ZZZ"], [1.0, 2.0])
+
+
+def test_rehearsals_plan_without_running_and_report_what_would_not_fit():
+    n = 40
+    circuit = tq.templates.brickwork(n, np.linspace(0, 1, 4 * n), 4)
+    tq.clear_plan_cache()
+    with tq.use_backend("numpy"):
+        report = circuit.rehearse("state")
+        assert not report.fits and report.width == n and report.contractions == 1
+        with pytest.raises(MemoryError, match="needs 16 TiB"):
+            circuit.state()
+        local = circuit.rehearse("expectation_ps", z=[20])
+        assert local.fits and local.width <= 8 and local.planning_seconds > 0
+        searches = tq.plan_cache_info().path_searches
+        value = circuit.expectation_ps(z=[20])  # the rehearsal's plan is reused: no new search
+        assert tq.plan_cache_info().path_searches == searches
+        assert abs(float(value) - dense_on_light_cone(circuit, "I" * 20 + "Z" + "I" * 19)) < 1e-10
+        hamiltonian = tq.hamiltonians.tfim(n)
+        energy = tq.rehearse(lambda: circuit.expectation(hamiltonian, method="lightcone"))
+    assert energy.contractions == 2 * n - 1
+    assert energy.distinct_plans < energy.contractions  # bulk terms share plans
+    assert "width" in str(energy) and energy.log10_flops > 0
+    with pytest.raises(ValueError, match="must be one of"):
+        circuit.rehearse("draw")

@@ -11,6 +11,7 @@ from .circuit import Circuit
 from .contraction.contractor import Contractor, get_contractor, set_contractor, use_contractor
 from .contraction.paths import PathSearchWarning
 from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
+from .contraction.rehearsal import ContractionReport, rehearse
 from .operations.gates import GATES
 
 __all__ = [
@@ -25,4 +26,6 @@ __all__ = [
     "set_plan_cache",
     "PlanCacheInfo",
     "PathSearchWarning",
+    "ContractionReport",
+    "rehearse",
 ]

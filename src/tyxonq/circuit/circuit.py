@@ -16,6 +16,7 @@ from ..numerics import get_backend
 from .contraction.gradient import Request, evaluate_requests
 from .contraction.network import amplitude_network, expectation_network, matrix_network, state_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
+from .contraction.rehearsal import ContractionReport, placeholder, record, rehearse, rehearsing
 from .differentiation.tracing import Dual, TracingError
 from .memory import require_memory
 from .operations.drawing import draw as draw_circuit
@@ -43,6 +44,8 @@ HERMITIAN_TOLERANCE = 1e-8
 #: gradient under ``jax.jit``: 2.1 ms contracted, 5.4 ms swept).
 SWEEP_MAX_QUBITS = 14
 STATE_METHODS = ("auto", "sweep", "contraction")
+REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
+               "probability", "sample", "matrix")
 _LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
                     "need; use those, or fewer qubits")
 
@@ -148,8 +151,9 @@ class Circuit(GateMethods):
         # already spends seconds compiling: there a longer path search pays off
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
                         output_shape, thorough=K.capabilities.compiles_whole_functions)
-        require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
-                       _LIGHT_CONE_HINT)
+        if not rehearsing():  # a rehearsal reports what does not fit instead
+            require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
+                           _LIGHT_CONE_HINT)
         return plan
 
     def _evaluate(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
@@ -182,13 +186,16 @@ class Circuit(GateMethods):
         if method not in STATE_METHODS:
             raise ValueError(f"method={method!r} must be one of {STATE_METHODS}")
         K = get_backend()
-        require_memory(K, 2 ** self._num_qubits, f"state() of {self._num_qubits} qubits",
-                       _LIGHT_CONE_HINT)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
+        if not rehearsing():
+            require_memory(K, 2 ** n, f"state() of {n} qubits", _LIGHT_CONE_HINT)
         if method == "auto":
             swept = n <= SWEEP_MAX_QUBITS and ops and not K.capabilities.compiles_whole_functions
             method = "sweep" if swept else "contraction"
         if method == "sweep" and not self._is_traced():
+            if rehearsing():
+                record("sweep", qubits=n)
+                return placeholder(K, (2 ** n,))
             return sweep_state(K, n, ops, self._input_array(K))
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
                               "state()")
@@ -487,6 +494,8 @@ class Circuit(GateMethods):
             raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
         K = get_backend()
         probabilities = K.cast(K.detach(self.probability()), "float64")
+        if rehearsing():  # planned, not run: nothing to sample from
+            return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
         probabilities = probabilities / K.sum(probabilities)
         indices = K.choice(2 ** self._num_qubits, size=int(shots), p=probabilities, rng=K.rng(seed))
         if format == "indices":
@@ -502,9 +511,32 @@ class Circuit(GateMethods):
         """The circuit's unitary, ``2**n x 2**n`` (row = output basis index)."""
         K = get_backend()
         n, ops = self._num_qubits, list(self._operations)
-        require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
+        if not rehearsing():
+            require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
         return self._evaluate(("matrix",), lambda: matrix_network(n, ops), (2 ** n, 2 ** n),
                               "matrix()")
+
+    def rehearse(self, result: str, *args: Any, **kwargs: Any) -> ContractionReport:
+        """Plan a result without computing it: its width, flops, memory and planning time.
+
+        ``result`` names a result method (``"state"``, ``"amplitude"``, ``"expectation"``,
+        ``"expectation_ps"``, ``"pauli_expectations"``, ``"probability"``, ``"sample"``,
+        ``"matrix"``); the other arguments are that method's. Plans are made (and cached, so the
+        real call reuses them) but nothing is bound or contracted, and what would not fit in
+        memory is reported (``fits``) instead of refused.
+
+        Examples
+        --------
+        >>> import networkx as nx, tyxonq as tq
+        >>> graph = nx.random_regular_graph(3, 100, seed=5)
+        >>> c = tq.templates.qaoa(graph, [0.3, 0.2], [0.5, 0.1])
+        >>> report = c.rehearse("expectation", tq.hamiltonians.maxcut(graph))
+        >>> report.contractions, report.width <= 10, report.distinct_plans < report.contractions
+        (150, True, True)
+        """
+        if result not in REHEARSABLE:
+            raise ValueError(f"result={result!r} must be one of {REHEARSABLE}")
+        return rehearse(getattr(self, result), *args, **kwargs)
 
     # -- transformations -----------------------------------------------------------------------
     def inverse(self) -> Circuit:

@@ -28,6 +28,7 @@ from ..operations.operation import Operation
 from .binding import Binder, gate_leaves, piece_extraction, resolved
 from .network import operation_form
 from .plan import NetworkPlan, Plan, run_batched, run_plan
+from .rehearsal import placeholder, record, rehearsing
 
 __all__ = ["Request", "evaluate_requests", "value_and_angle_gradients", "contraction_cost",
            "retained_size"]
@@ -64,7 +65,13 @@ def _bound(binder: Binder, request: Request) -> list[Any]:
 def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
                       requests: Sequence[Request]) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
-    that share a plan are contracted together."""
+    that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded."""
+    if rehearsing():
+        groups = _groups(requests)
+        for members in groups.values():
+            for index in members:
+                record("contraction", network_plan=requests[index].network_plan, batch=len(members))
+        return [placeholder(K, request.network_plan.output_shape) for request in requests]
     binder = _binder(K, operations, inputs, requests)
     results: list[Any] = [None] * len(requests)
     for members in _groups(requests).values():

@@ -25,6 +25,8 @@ from typing import Any, Sequence
 
 import opt_einsum
 
+from .elimination import ELIMINATION_MAX_LEGS, elimination_path
+
 __all__ = ["circuit_path", "growing_path", "path_cost", "cotengra_path", "PathSearchWarning"]
 
 WRITE_WEIGHT = 64
@@ -119,6 +121,12 @@ THOROUGH_REPEATS = 512
 #: networks) once the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
 MIN_SEARCH_SECONDS = 0.25
 KAHYPAR_ABOVE_SECONDS = 1.0
+#: Every path writes the output (64 cost units per entry): a cheap path within this factor of that
+#: bound leaves little to find, and no search runs.
+OUTPUT_BOUND_FACTOR = 4
+#: The search never runs longer than this (a thorough one: THOROUGH_SLOWDOWN times longer), however
+#: long the best path found would take.
+MAX_SEARCH_SECONDS = 10.0
 
 
 def estimated_seconds(cost: float, thorough: bool = False) -> float:
@@ -142,7 +150,8 @@ def _kahypar_installed() -> bool:
 
 def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any = None,
                  thorough: bool = False) -> list[tuple[int, ...]]:
-    """The cheapest (flops + 64 x writes) of opt_einsum's greedy path, :func:`growing_path` and,
+    """The cheapest (flops + 64 x writes) of opt_einsum's greedy path, :func:`growing_path`, a
+    min-fill elimination path (:func:`~tyxonq.circuit.contraction.elimination.elimination_path`) and,
     for networks whose cheap paths would take more than :data:`SEARCH_ABOVE_SECONDS`, a cotengra
     hyper-optimised search (greedy and, where it installs, kahypar partitions) that minimises the
     same cost and stops once searching took longer than the best path would contract. A
@@ -155,8 +164,12 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
     """
     candidates = [[tuple(step) for step in opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)],
                   growing_path(inputs, output, size_dict)]
+    if len(set().union(*inputs)) <= ELIMINATION_MAX_LEGS and memory_limit is None:
+        candidates.append(elimination_path(inputs, output, size_dict))
     costs = [path_cost(inputs, output, size_dict, path) for path in candidates]
-    if estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and memory_limit is None:
+    bound = OUTPUT_BOUND_FACTOR * WRITE_WEIGHT * math.prod(size_dict[leg] for leg in output)
+    if estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and min(costs) > bound \
+            and memory_limit is None:
         hyper = _hyper_path(inputs, output, size_dict, THOROUGH_REPEATS if thorough else HYPER_REPEATS,
                             CONTRACTION_RATE / (THOROUGH_SLOWDOWN if thorough else 1), min(costs))
         if hyper is not None:
@@ -196,7 +209,8 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     trials, and kahypar partitions for expensive networks where kahypar is installed.
 
     ``rate`` (cost units per second) stops the search once it has run for
-    :data:`MIN_SEARCH_SECONDS` and longer than the best path found would take to contract;
+    :data:`MIN_SEARCH_SECONDS` and longer than the best path found would take to contract, or
+    for :data:`MAX_SEARCH_SECONDS` (scaled like the rate);
     without it all ``repeats`` trials run. ``known_cost``: the cost of a path already in hand
     (kahypar's slower trials join only when it is large). Trials are refined by subtree
     reconfiguration only when the contraction is expensive. For a longer search pass a callable of your own to
@@ -222,6 +236,7 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
         if cost < best_cost:
             best, best_cost = path, cost
         elapsed = time.perf_counter() - start
-        if rate is None or (elapsed > MIN_SEARCH_SECONDS and elapsed > best_cost / rate):
+        if rate is None or (elapsed > MIN_SEARCH_SECONDS and elapsed > best_cost / rate) \
+                or elapsed > MAX_SEARCH_SECONDS * CONTRACTION_RATE / rate:
             break
     return best

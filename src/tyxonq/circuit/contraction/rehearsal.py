@@ -1,0 +1,162 @@
+"""Rehearsals: what a result would cost, planned but not run (quimb's ``*_rehearse``).
+
+Inside :func:`rehearsal` every contraction a computation asks for is planned (and cached) as usual
+but not bound or contracted: it returns zeros of its result's shape and is recorded instead, and
+the memory pre-check records what it would refuse rather than raising. The
+:class:`ContractionReport` of the records says how many contractions and distinct plans there
+are, the largest intermediate (its width, log2 of its entries), flops, bytes, the planning time
+and the estimated contraction time, so a user can see why a call is cheap or refused before
+making it. :meth:`tyxonq.Circuit.rehearse` and :func:`tyxonq.rehearse` are the public doors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from ..memory import format_bytes
+from .paths import estimated_seconds
+
+__all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
+
+_LOG: contextvars.ContextVar[list | None] = contextvars.ContextVar("tyxonq_rehearsal", default=None)
+
+
+def rehearsing() -> bool:
+    """Whether a rehearsal is recording (then contractions are planned, not run)."""
+    return _LOG.get() is not None
+
+
+def record(kind: str, **details: Any) -> None:
+    """Add one planned computation to the active rehearsal: ``kind`` is ``"contraction"``
+    (``network_plan=``, ``batch=``) or ``"sweep"`` (``qubits=``)."""
+    log = _LOG.get()
+    if log is not None:
+        log.append((kind, details))
+
+
+def placeholder(K: Any, shape: tuple[int, ...]) -> Any:
+    """What a rehearsed result returns: zeros of its shape, or one zero for a large one (a
+    rehearsal never allocates what it plans)."""
+    return K.zeros(shape if math.prod(shape) <= 2 ** 16 else (), K.dtype)
+
+
+@contextlib.contextmanager
+def rehearsal() -> Iterator[list]:
+    """Within the block contractions are planned and recorded, not run; yields the record list."""
+    token = _LOG.set([])
+    try:
+        yield _LOG.get()
+    finally:
+        _LOG.reset(token)
+
+
+@dataclass(frozen=True)
+class ContractionReport:
+    """What a computation costs, from its plans.
+
+    Attributes
+    ----------
+    contractions : int
+        Networks contracted (one per term of a light-cone sum).
+    distinct_plans : int
+        Plans among them (networks equal up to relabelling share one, and run batched).
+    tensors, simplified_tensors : int
+        Tensors of the networks as built, and after rank simplification (summed).
+    width : float
+        log2 of the entries of the largest intermediate tensor of any contraction.
+    flops : float
+        Multiply-adds of all contractions; ``writes``: entries written.
+    cost : float
+        ``flops + 64 x writes``, the cost model plans minimise.
+    memory_bytes : int
+        Peak bytes of the largest intermediate (times the batch it runs in).
+    available_bytes : int
+        What the backend's device has free; ``fits`` says whether ``memory_bytes`` does.
+    planning_seconds : float
+        Time it took to build the plans used (once per plan; later calls reuse them).
+    estimated_seconds : float
+        The contraction time the planner assumed (cost over the calibrated rate).
+    sweeps : int
+        State vectors computed by a block sweep instead of a contraction (small ``state()``).
+    """
+
+    contractions: int
+    distinct_plans: int
+    tensors: int
+    simplified_tensors: int
+    width: float
+    flops: float
+    writes: float
+    cost: float
+    memory_bytes: int
+    available_bytes: int
+    fits: bool
+    planning_seconds: float
+    estimated_seconds: float
+    sweeps: int = 0
+
+    @property
+    def log10_flops(self) -> float:
+        return math.log10(self.flops) if self.flops > 0 else 0.0
+
+    def __str__(self) -> str:
+        return (f"{self.contractions} contraction(s), {self.distinct_plans} plan(s); "
+                f"{self.tensors} -> {self.simplified_tensors} tensors after simplification; "
+                f"width {self.width:.0f} (largest intermediate 2^{self.width:.0f} entries), "
+                f"log10 flops {self.log10_flops:.2f}; memory {format_bytes(self.memory_bytes)} of "
+                f"{format_bytes(self.available_bytes)}{'' if self.fits else ' (does not fit)'}; "
+                f"planned in {self.planning_seconds:.3g} s, estimated {self.estimated_seconds:.3g} s"
+                + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else ""))
+
+
+def _report(log: list, K: Any) -> ContractionReport:
+    itemsize = 16 if K.precision == "complex128" else 8
+    plans: dict[Any, int] = {}
+    tensors = simplified = 0
+    flops = writes = 0.0
+    width, memory, sweeps = 0.0, 0, 0
+    for kind, details in log:
+        if kind == "sweep":
+            sweeps += 1
+            memory = max(memory, 2 ** details["qubits"] * itemsize)
+            continue
+        network_plan, batch = details["network_plan"], details.get("batch", 1)
+        plan = network_plan.plan
+        plans[plan] = max(plans.get(plan, 0), batch)
+        tensors += len(network_plan.network.leaves)
+        simplified += len(plan.legs) - plan.simplification_steps
+        flops += plan.contraction.flops
+        writes += plan.contraction.writes
+        width = max(width, math.log2(plan.largest_tensor_size))
+    for plan, batch in plans.items():
+        memory = max(memory, plan.largest_tensor_size * batch * itemsize)
+    available = K.available_memory()
+    cost = flops + 64 * writes
+    return ContractionReport(
+        contractions=sum(kind == "contraction" for kind, _ in log), distinct_plans=len(plans),
+        tensors=tensors, simplified_tensors=simplified, width=width, flops=flops, writes=writes,
+        cost=cost, memory_bytes=memory, available_bytes=available, fits=memory <= available,
+        planning_seconds=sum(plan.planning_seconds for plan in plans),
+        estimated_seconds=estimated_seconds(cost), sweeps=sweeps)
+
+
+def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:
+    """Plan everything ``fn(*args, **kwargs)`` would contract, run none of it, and report.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.templates.brickwork(60, [0.1] * 240, 4)
+    >>> report = tq.rehearse(c.expectation_ps, z=[30])
+    >>> report.contractions, report.width <= 6, report.fits
+    (1, True, True)
+    """
+    from ...numerics import get_backend
+
+    with rehearsal() as log:
+        fn(*args, **kwargs)
+    return _report(log, get_backend())
