@@ -197,3 +197,40 @@ def test_matrix_of_relabelling_and_diagonal_circuits():
     K = tq.get_backend("numpy")
     np.testing.assert_allclose(K.to_numpy(build(3, operations).matrix()),
                                reference_unitary(3, operations), atol=1e-12)
+
+
+# -- planned widths against quimb ----------------------------------------------------------------
+# What quimb 1.15 + cotengra 0.8 plan for the same circuits (local_expectation_rehearse /
+# amplitude_rehearse, ReusableHyperOptimizer with 16 repeats, kahypar installed; the smaller of two
+# rehearsals): log2 of the largest intermediate. benchmarks/widths.py compares the suite's rows.
+QUIMB_WIDTHS = {("qaoa30-p3", 5, (0, 2)): 11, ("qaoa30-p3", 7, (0, 20)): 8,
+                ("brickwork50-d10", "amplitude"): 5, ("brickwork50-d10", "Z25"): 8,
+                ("brickwork50-d4", "Z24Z25"): 4, ("brickwork50-d4", "X25"): 3}
+
+
+def test_planned_widths_are_within_one_of_quimbs():
+    nx = pytest.importorskip("networkx")
+    ours = {}
+    with tq.use_backend("numpy"):
+        for seed, edge in ((5, (0, 2)), (7, (0, 20))):
+            graph = nx.random_regular_graph(3, 30, seed=seed)
+            circuit = tq.templates.qaoa(graph, [0.3, 0.4, 0.5], [0.4, 0.3, 0.2])
+            ours[("qaoa30-p3", seed, edge)] = circuit.rehearse("expectation_ps", z=list(edge)).width
+        deep = tq.templates.brickwork(50, np.random.default_rng(0).uniform(0, np.pi, 500), 10)
+        ours[("brickwork50-d10", "amplitude")] = deep.rehearse("amplitude", "0" * 50).width
+        ours[("brickwork50-d10", "Z25")] = deep.rehearse("expectation_ps", z=[25]).width
+        shallow = tq.templates.brickwork(50, np.random.default_rng(1).uniform(0, np.pi, 200), 4)
+        ours[("brickwork50-d4", "Z24Z25")] = shallow.rehearse("expectation_ps", z=[24, 25]).width
+        ours[("brickwork50-d4", "X25")] = shallow.rehearse("expectation_ps", x=[25]).width
+    above = {key: width - QUIMB_WIDTHS[key] for key, width in ours.items() if width > QUIMB_WIDTHS[key] + 1}
+    assert above == {}
+
+
+def test_every_term_of_a_hundred_node_p2_energy_plans_at_most_2_to_the_14():
+    nx = pytest.importorskip("networkx")
+    graph = nx.random_regular_graph(3, 100, seed=5)
+    circuit = tq.templates.qaoa(graph, [0.3, 0.2], [0.5, 0.1])
+    with tq.use_backend("numpy"):
+        report = circuit.rehearse("expectation", tq.hamiltonians.maxcut(graph))
+    assert report.contractions == 150 and report.width <= 14
+    assert report.distinct_plans <= 20  # most edges' light cones have the same shape
