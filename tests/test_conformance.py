@@ -64,6 +64,10 @@ class NumpyOracle:
     matmul, einsum, tensordot, kron, outer = np.matmul, np.einsum, np.tensordot, np.kron, np.outer
     reshape, moveaxis, transpose, stack = np.reshape, np.moveaxis, np.transpose, np.stack
     concatenate, sum, mean, diag, where = np.concatenate, np.sum, np.mean, np.diag, np.where
+
+    @staticmethod
+    def take(x, indices, axis=0):
+        return np.take(x, indices, axis=axis)
     abs, real, imag, conj, square, sign = np.abs, np.real, np.imag, np.conj, np.square, np.sign
     exp, sin, cos, sqrt, log, log2 = np.exp, np.sin, np.cos, np.sqrt, np.log, np.log2
     solve, inv = np.linalg.solve, np.linalg.inv
@@ -105,6 +109,8 @@ CASES = [
     Case("diag-offset", lambda k, d: k.diag(d["v"], 1)),
     Case("diag-matrix", lambda k, d: k.diag(d["A"])),
     Case("where", lambda k, d: k.where(d["mask"], d["A"], d["B"])),
+    Case("take-rows", lambda k, d: k.take(d["A"], [2, 0, 2])),
+    Case("take-axis", lambda k, d: k.take(d["T"], [1, 0], axis=2)),
     Case("abs", lambda k, d: k.abs(d["A"])),
     Case("real", lambda k, d: k.real(d["A"])),
     Case("imag", lambda k, d: k.imag(d["A"])),

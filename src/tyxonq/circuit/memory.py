@@ -6,6 +6,9 @@ from typing import Any
 
 __all__ = ["format_bytes", "require_memory"]
 
+#: Sizes below this are not checked (every supported device has more free).
+ALWAYS_FITS_BYTES = 16 * 2 ** 20
+
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
 
 
@@ -30,6 +33,8 @@ def require_memory(K: Any, elements: int, what: str, hint: str) -> None:
     """Raise ``MemoryError`` naming the size if ``elements`` complex numbers do not fit."""
     itemsize = 16 if K.precision == "complex128" else 8
     needed = elements * itemsize
+    if needed <= ALWAYS_FITS_BYTES:  # not worth asking the device (a file read on the host)
+        return
     available = K.available_memory()
     if needed > available:
         raise MemoryError(

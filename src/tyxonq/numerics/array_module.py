@@ -182,6 +182,9 @@ class ArrayModuleBackend(BackendBase):
     def where(self, condition: Any, x: Any, y: Any) -> Any:
         return self.xp.where(condition, *self._weak_scalars(x, y))
 
+    def take(self, x: Any, indices: Any, axis: int = 0) -> Any:
+        return self.xp.take(x, self.xp.asarray(np.asarray(indices, dtype=np.int64)), axis=axis)
+
     # -- element-wise --------------------------------------------------------------------------
     def abs(self, x: Any) -> Any:
         return self.xp.abs(x)

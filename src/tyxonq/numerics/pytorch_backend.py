@@ -303,6 +303,11 @@ class PyTorchBackend(BackendBase):
     def diag(self, v: Any, k: int = 0) -> Any:
         return self.torch.diag(self._tensor(v), k)
 
+    def take(self, x: Any, indices: Any, axis: int = 0) -> Any:
+        x = self._tensor(x)
+        indices = self.torch.as_tensor(np.asarray(indices, dtype=np.int64), device=x.device)
+        return self.torch.index_select(x, axis % x.ndim, indices)
+
     def where(self, condition: Any, x: Any, y: Any) -> Any:
         condition = self._tensor(condition).to(self.torch.bool)
         x, y = self._weak_scalars(x, y)

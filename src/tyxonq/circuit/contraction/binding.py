@@ -75,46 +75,68 @@ def _extraction_constant(K: Any, piece: Piece, num_qubits: int,
 
 
 class Binder:
-    """Leaf arrays of networks of one circuit: gate matrices are built once per kind (for the
-    operations ``wanted``), pieces extracted once per kind and form, and shared by every network
-    bound through it (the terms of a Hamiltonian)."""
+    """Leaf arrays of networks of one circuit: the matrices of every parametrised gate of a kind are
+    built in one call (when a network first needs that kind), pieces extracted once per kind and
+    form, and shared by every network bound through it (the terms of a Hamiltonian). A gate's row
+    in its kind's batch is its rank among the circuit's gates of that kind: structural."""
 
-    def __init__(self, K: Any, operations: Sequence[Operation], wanted: Sequence[int],
-                 inputs: Any = None) -> None:
+    def __init__(self, K: Any, operations: Sequence[Operation], inputs: Any = None) -> None:
         self.K = K
         self.operations = operations
         self.inputs = inputs
-        self.batches: dict[tuple[str, bool], tuple[Any, dict[int, int]]] = {}
-        self.values: dict[tuple, Any] = {}
-        kinds: dict[tuple[str, bool], list[int]] = {}
-        for index in wanted:
-            op = operations[index]
-            if op.params and op.gate != "unitary":
-                kinds.setdefault((op.gate, op.dagger), []).append(index)
-        for (gate, dagger), indices in kinds.items():
-            params = [operations[i].params for i in indices]
+        self._kinds: dict[tuple[str, bool], list[int]] | None = None
+        self._rows: dict[int, int] = {}
+        self._matrices: dict[tuple[str, bool], Any] = {}
+        self._values: dict[tuple, Any] = {}
+
+    def row(self, index: int) -> int:
+        """Operation ``index``'s row in its kind's batch."""
+        self.kinds()
+        return self._rows[index]
+
+    def kinds(self) -> dict[tuple[str, bool], list[int]]:
+        """Parametrised gates (not ``unitary``) by ``(gate, dagger)``, in circuit order."""
+        if self._kinds is None:
+            self._kinds = {}
+            for index, op in enumerate(self.operations):
+                if op.params and op.gate != "unitary":
+                    members = self._kinds.setdefault((op.gate, op.dagger), [])
+                    self._rows[index] = len(members)
+                    members.append(index)
+        return self._kinds
+
+    def matrices(self, gate: str, dagger: bool) -> Any:
+        """Every gate of a kind's matrix, shape ``(G, 2^k, 2^k)``, in one vectorised call."""
+        key = (gate, dagger)
+        if key not in self._matrices:
+            K, operations = self.K, self.operations
+            params = [operations[i].params for i in self.kinds()[key]]
             if all(isinstance(p, (int, float, np.number)) for ps in params for p in ps):
                 columns = np.asarray(params, dtype=np.float64)
             else:
                 columns = K.stack([K.stack([K.asarray(p, K.real_dtype) for p in ps]) for ps in params])
-            batch = gate_matrices(K, gate, columns, dagger)
-            self.batches[(gate, dagger)] = (batch, {index: row for row, index in enumerate(indices)})
+            self._matrices[key] = gate_matrices(K, gate, columns, dagger)
+        return self._matrices[key]
+
+    def piece_values(self, gate: str, dagger: bool, k: int, piece: Piece, piece_number: int,
+                     fixed: tuple[tuple[int, int], ...]) -> Any:
+        """A piece of every gate of a kind: ``(G, entries)``, or the matrices themselves."""
+        key = (gate, dagger, piece_number, fixed)
+        if key not in self._values:
+            K, matrices = self.K, self.matrices(gate, dagger)
+            extraction = piece_extraction(piece, k, fixed)
+            self._values[key] = matrices if extraction is None else K.matmul(
+                K.reshape(matrices, (K.shape(matrices)[0], 4 ** k)), _extraction_constant(K, piece, k, fixed))
+        return self._values[key]
 
     def gate(self, index: int, piece_number: int, fixed: tuple[tuple[int, int], ...]) -> Any:
         """Piece ``piece_number`` of operation ``index``'s form, with legs ``fixed``."""
         K, op = self.K, self.operations[index]
         k = len(op.qubits)
         piece = operation_form(op).pieces[piece_number]
+        if op.params and op.gate != "unitary":
+            return self.piece_values(op.gate, op.dagger, k, piece, piece_number, fixed)[self.row(index)]
         extraction = piece_extraction(piece, k, fixed)
-        batch = self.batches.get((op.gate, op.dagger))
-        if batch is not None:
-            key = (op.gate, op.dagger, piece_number, fixed)
-            if key not in self.values:
-                matrices, _ = batch
-                self.values[key] = matrices if extraction is None else K.matmul(
-                    K.reshape(matrices, (K.shape(matrices)[0], 4 ** k)),
-                    _extraction_constant(K, piece, k, fixed))
-            return self.values[key][batch[1][index]]
         if not op.params:  # a constant gate: its pieces are constants too
             return backend_constant(K, ("piece", op.gate, op.dagger, k, piece_number, fixed), lambda: (
                 _host_matrix(op).reshape(-1) @ extraction if extraction is not None
@@ -125,6 +147,21 @@ class Binder:
         return K.reshape(K.matmul(K.reshape(matrix, (1, 4 ** k)), _extraction_constant(K, piece, k, fixed)),
                          (extraction.shape[1],))
 
+    def leaf(self, leaf: Leaf, operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
+             bits: Sequence[int] = ()) -> Any:
+        """One leaf's array (C order over its legs)."""
+        K = self.K
+        fixed = resolved(leaf.fixed, bits) if leaf.fixed else ()
+        if leaf.source == "gate":
+            tensor = self.gate(leaf.index, leaf.piece, fixed)
+        elif leaf.source == "operator":
+            tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value), fixed)
+        elif leaf.source == "input":
+            tensor = slice_legs(K, self.inputs, len(leaf.legs) + len(fixed), fixed) if fixed else self.inputs
+        else:
+            tensor = _constant_piece(K, leaf, self.operations, fixed)
+        return K.conj(tensor) if leaf.conj else tensor
+
     def bind(self, network: Network, operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
              bits: Sequence[int] = ()) -> list[Any]:
         """One array per leaf of ``network``, in leaf order (C order over the leaf's legs).
@@ -132,22 +169,7 @@ class Binder:
         ``operators`` are the observables' matrices, ``operator_sizes`` their qubit counts, and
         ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take).
         """
-        K = self.K
-        tensors = []
-        for leaf in network.leaves:
-            fixed = resolved(leaf.fixed, bits) if leaf.fixed else ()
-            if leaf.source == "gate":
-                tensor = self.gate(leaf.index, leaf.piece, fixed)
-            elif leaf.source == "operator":
-                tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value),
-                                   fixed)
-            elif leaf.source == "input":
-                inputs = self.inputs
-                tensor = slice_legs(K, inputs, len(leaf.legs) + len(fixed), fixed) if fixed else inputs
-            else:
-                tensor = _constant_piece(K, leaf, self.operations, fixed)
-            tensors.append(K.conj(tensor) if leaf.conj else tensor)
-        return tensors
+        return [self.leaf(leaf, operators, operator_sizes, bits) for leaf in network.leaves]
 
 
 def gate_leaves(network: Network) -> list[int]:
@@ -192,4 +214,4 @@ def bind_leaves(K: Any, network: Network, operations: Sequence[Operation], input
                 operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
                 bits: Sequence[int] = ()) -> list[Any]:
     """One array per leaf of ``network``, in leaf order: :meth:`Binder.bind` for one network."""
-    return Binder(K, operations, gate_leaves(network), inputs).bind(network, operators, operator_sizes, bits)
+    return Binder(K, operations, inputs).bind(network, operators, operator_sizes, bits)

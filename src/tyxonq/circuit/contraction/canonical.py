@@ -4,17 +4,19 @@ Most terms of a Hamiltonian on a regular lattice or graph have light cones of th
 bulk term of a translation-invariant chain, most edges of a random regular graph), but their
 networks come out with different leg labels, tensor orders and leg orders (``RZZ(a, c)`` or
 ``RZZ(c, a)``). :func:`canonical_form` orders a network's tensors, orders each tensor's legs and
-renames the legs by colour refinement (Weisfeiler-Lehman on the tensor-leg incidence; output legs
-are told apart by position), breaking remaining ties by individualising one member of the first
-tied class and refining again. The key is the whole relabelled structure, so equal keys mean
-identical networks and a shared plan is always exact; a tie broken differently in two isomorphic
-networks only costs a second plan. Binding transposes the tensors whose legs were reordered.
+renames the legs by colour refinement (Weisfeiler-Lehman on the tensor-leg incidence, vectorised:
+a colour is a 64-bit hash, a multiset of colours their wrapped sum; output legs are told apart by
+position), breaking remaining ties by individualising one member of the first tied class and
+refining again. The key is the whole relabelled structure, so equal keys mean identical networks
+and a shared plan is always exact; a tie broken differently in two isomorphic networks (or a hash
+collision) only costs a second plan. Binding transposes the tensors whose legs were reordered.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Sequence
+
+import numpy as np
 
 __all__ = ["canonical_form", "CanonicalForm", "CANONICAL_MAX_TENSORS"]
 
@@ -23,7 +25,16 @@ Legs = tuple[int, ...]
 #: networks are whole states or wide amplitudes, one per circuit).
 CANONICAL_MAX_TENSORS = 1500
 
-_OUTPUT, _TENSOR, _TENSOR_CHOSEN, _LEG_CHOSEN = 1, 2, 3, 4
+_MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element-wise (wrapping uint64 arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _MULTIPLIERS[0]
+    x = x ^ (x >> np.uint64(27))
+    x = x * _MULTIPLIERS[1]
+    return x ^ (x >> np.uint64(31))
 
 
 class CanonicalForm(tuple):
@@ -44,31 +55,51 @@ class CanonicalForm(tuple):
         return self[2]
 
 
-def _refine(tensor_legs: Sequence[Legs], tensor_colour: list[int], leg_colour: dict[int, int],
-            holders: dict[int, list[int]]) -> tuple[list[int], dict[int, int]]:
-    """Refine colours until the number of classes stops growing."""
-    classes = len(set(tensor_colour)) + len(set(leg_colour.values()))
-    while True:
-        tensor_colour = [hash((tensor_colour[i], tuple(sorted(leg_colour[leg] for leg in legs))))
-                         for i, legs in enumerate(tensor_legs)]
-        leg_colour = {leg: hash((colour, tuple(sorted(tensor_colour[i] for i in holders[leg]))))
-                      for leg, colour in leg_colour.items()}
-        refined = len(set(tensor_colour)) + len(set(leg_colour.values()))
-        if refined == classes:
-            return tensor_colour, leg_colour
-        classes = refined
+class _Incidence:
+    """Which legs each tensor holds, as flat arrays, and colour refinement over them."""
 
+    def __init__(self, tensor_legs: Sequence[Legs], output: Legs) -> None:
+        names = {leg: i for i, leg in enumerate(dict.fromkeys(leg for legs in tensor_legs for leg in legs))}
+        self.leg_names = list(names)
+        self.tensor_of = np.asarray([t for t, legs in enumerate(tensor_legs) for _ in legs], dtype=np.int64)
+        self.leg_of = np.asarray([names[leg] for legs in tensor_legs for leg in legs], dtype=np.int64)
+        self.tensors, self.legs = len(tensor_legs), len(names)
+        position = {leg: p for p, leg in enumerate(output)}
+        with np.errstate(over="ignore"):
+            self.leg_colour = _mix(np.asarray([position.get(leg, -1) + 2 for leg in names], dtype=np.uint64))
+            self.tensor_colour = _mix(np.asarray([len(legs) + 1 for legs in tensor_legs], dtype=np.uint64)
+                                      + np.uint64(1 << 40))
 
-def _first_tie(colours: dict) -> tuple | None:
-    """The member of the tied class with the smallest colour that comes first, or ``None``."""
-    members: dict[int, list] = defaultdict(list)
-    for item, colour in colours.items():
-        members[colour].append(item)
-    tied = [colour for colour, group in members.items() if len(group) > 1]
-    if not tied:
-        return None
-    colour = min(tied)
-    return members[colour][0], colour
+    def classes(self) -> int:
+        return len(np.unique(self.tensor_colour)) + len(np.unique(self.leg_colour))
+
+    def refine(self) -> None:
+        """Refine until the number of colour classes stops growing."""
+        classes = self.classes()
+        with np.errstate(over="ignore"):
+            while True:
+                sums = np.zeros(self.tensors, dtype=np.uint64)
+                np.add.at(sums, self.tensor_of, _mix(self.leg_colour[self.leg_of] + np.uint64(7)))
+                self.tensor_colour = _mix(self.tensor_colour * np.uint64(3) + sums)
+                sums = np.zeros(self.legs, dtype=np.uint64)
+                np.add.at(sums, self.leg_of, _mix(self.tensor_colour[self.tensor_of] + np.uint64(11)))
+                self.leg_colour = _mix(self.leg_colour * np.uint64(5) + sums)
+                refined = self.classes()
+                if refined == classes:
+                    return
+                classes = refined
+
+    def break_tie(self) -> bool:
+        """Give one member of the first tied class (tensors, then legs) a colour of its own."""
+        for colours in (self.tensor_colour, self.leg_colour):
+            values, inverse, counts = np.unique(colours, return_inverse=True, return_counts=True)
+            tied = np.flatnonzero(counts > 1)
+            if tied.size:
+                chosen = int(np.flatnonzero(inverse == tied[0])[0])
+                with np.errstate(over="ignore"):
+                    colours[chosen] = _mix(colours[chosen:chosen + 1] + np.uint64(13))[0]
+                return True
+        return False
 
 
 def canonical_form(tensor_legs: Sequence[Legs], output: Legs) -> CanonicalForm:
@@ -82,31 +113,16 @@ def canonical_form(tensor_legs: Sequence[Legs], output: Legs) -> CanonicalForm:
     (True, True)
     """
     count = len(tensor_legs)
-    if count > CANONICAL_MAX_TENSORS:
+    if count > CANONICAL_MAX_TENSORS or count == 0:
         order = tuple(range(count))
         return CanonicalForm((_relabelled(tensor_legs, output, order, [None] * count), order,
                               (None,) * count))
-    holders: dict[int, list[int]] = defaultdict(list)
-    for i, legs in enumerate(tensor_legs):
-        for leg in legs:
-            holders[leg].append(i)
-    position_in_output = {leg: p for p, leg in enumerate(output)}
-    leg_colour = {leg: hash((_OUTPUT, position_in_output.get(leg, -1))) for leg in holders}
-    tensor_colour = [hash((_TENSOR, len(legs))) for legs in tensor_legs]
-    tensor_colour, leg_colour = _refine(tensor_legs, tensor_colour, leg_colour, holders)
-    while True:
-        tie = _first_tie(dict(enumerate(tensor_colour)))
-        if tie is not None:
-            tensor_colour = list(tensor_colour)
-            tensor_colour[tie[0]] = hash((_TENSOR_CHOSEN, tie[1]))
-        else:
-            tie = _first_tie(leg_colour)
-            if tie is None:
-                break
-            leg_colour = dict(leg_colour)
-            leg_colour[tie[0]] = hash((_LEG_CHOSEN, tie[1]))
-        tensor_colour, leg_colour = _refine(tensor_legs, tensor_colour, leg_colour, holders)
-    order = tuple(sorted(range(count), key=lambda i: tensor_colour[i]))
+    incidence = _Incidence(tensor_legs, output)
+    incidence.refine()
+    while incidence.break_tie():
+        incidence.refine()
+    order = tuple(int(i) for i in np.argsort(incidence.tensor_colour, kind="stable"))
+    leg_colour = dict(zip(incidence.leg_names, incidence.leg_colour.tolist()))
     permutations = []
     for i in order:
         legs = tensor_legs[i]

@@ -3,7 +3,8 @@
 A :class:`Request` is one network to contract (its plan and what binds it: observables, bits).
 :func:`evaluate_requests` binds the leaves of many requests through one
 :class:`~tyxonq.circuit.contraction.binding.Binder` (gate matrices built once) and contracts the
-requests that share a plan as one batched contraction.
+requests that share a plan as one batched contraction
+(:mod:`~tyxonq.circuit.contraction.batching`).
 
 :func:`value_and_angle_gradients` is reverse mode without autograd, for any width: the batched
 contraction runs with its vector-Jacobian product
@@ -17,7 +18,7 @@ per gate kind on the host from the (small) leaf environments.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,9 +26,11 @@ import numpy as np
 from ...numerics import get_backend
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
-from .binding import Binder, gate_leaves, piece_extraction, resolved
+from .batching import Gathered, Repeated, bind_group, group_program
+from .binding import Binder, piece_extraction, resolved
+from .executor import CompiledContraction, Move, permute
 from .network import operation_form
-from .plan import NetworkPlan, Plan, run_batched, run_plan
+from .plan import NetworkPlan, Plan, run_plan
 from .rehearsal import placeholder, record, rehearsing
 
 __all__ = ["Request", "evaluate_requests", "value_and_angle_gradients", "contraction_cost",
@@ -42,7 +45,10 @@ class Request:
     operators: Sequence[Any] = ()
     operator_sizes: Sequence[int] = ()
     bits: Sequence[int] = ()
-    extra: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def binding(self) -> dict:
+        return {"operators": self.operators, "operator_sizes": self.operator_sizes, "bits": self.bits}
 
 
 def _groups(requests: Sequence[Request]) -> dict[Plan, list[int]]:
@@ -52,14 +58,11 @@ def _groups(requests: Sequence[Request]) -> dict[Plan, list[int]]:
     return groups
 
 
-def _binder(K: Any, operations: Sequence[Operation], inputs: Any, requests: Sequence[Request]) -> Binder:
-    wanted = sorted({i for request in requests for i in gate_leaves(request.network_plan.network)})
-    return Binder(K, operations, wanted, inputs)
-
-
-def _bound(binder: Binder, request: Request) -> list[Any]:
-    return binder.bind(request.network_plan.network, request.operators, request.operator_sizes,
-                       request.bits)
+def _batched(binder: Binder, plan: Plan, members: list[Request]) -> tuple[CompiledContraction, tuple, list]:
+    """The batched contraction of a group, its output moves, and the group's stacked leaves."""
+    contraction, moves = plan.batched(len(members))
+    stacked = bind_group(binder, [r.network_plan for r in members], [r.binding for r in members])
+    return contraction, moves, stacked
 
 
 def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
@@ -67,22 +70,23 @@ def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
     """Every request's result (backend arrays, differentiable where the backend is); requests
     that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded."""
     if rehearsing():
-        groups = _groups(requests)
-        for members in groups.values():
+        for members in _groups(requests).values():
             for index in members:
                 record("contraction", network_plan=requests[index].network_plan, batch=len(members))
         return [placeholder(K, request.network_plan.output_shape) for request in requests]
-    binder = _binder(K, operations, inputs, requests)
+    binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
-    for members in _groups(requests).values():
+    for plan, members in _groups(requests).items():
         if len(members) == 1:
             request = requests[members[0]]
-            results[members[0]] = run_plan(request.network_plan, K, _bound(binder, request))
+            results[members[0]] = run_plan(request.network_plan, K, binder.bind(request.network_plan.network,
+                                                                               **request.binding))
             continue
-        stacked = run_batched([requests[i].network_plan for i in members], K,
-                              [_bound(binder, requests[i]) for i in members])
+        contraction, moves, stacked = _batched(binder, plan, [requests[i] for i in members])
+        shape = (len(members),) + requests[members[0]].network_plan.output_shape
+        result = K.reshape(permute(K, contraction.run(K, stacked), moves), shape)
         for position, index in enumerate(members):
-            results[index] = stacked[position]
+            results[index] = result[position]
     return results
 
 
@@ -112,80 +116,82 @@ def value_and_angle_gradients(K: Any, operations: Sequence[Operation], inputs: A
     values, shape ``(len(requests),)``, and the gradients, shape ``(len(requests), slot_count)``
     (complex: take the real part of a real objective's).
     """
-    binder = _binder(K, operations, inputs, requests)
+    binder = Binder(K, operations, inputs)
     values = np.zeros(len(requests), dtype=complex)
-    contributions: dict[tuple, list[tuple[int, int, np.ndarray]]] = defaultdict(list)
+    contributions: dict[tuple, list] = defaultdict(list)
     for plan, members in _groups(requests).items():
-        network_plans = [requests[i].network_plan for i in members]
-        arranged = [network_plan.arrange(K, _bound(binder, requests[i]))
-                    for i, network_plan in zip(members, network_plans)]
-        stacked = [K.stack([K.reshape(term[j], (-1,)) for term in arranged]) for j in range(len(plan.legs))]
-        contraction, _ = plan.batched(len(members))
+        group = [requests[i] for i in members]
+        contraction, _, stacked = _batched(binder, plan, group)
         result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype))
         values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
         host = [np.asarray(K.to_numpy(environment)).reshape(len(members), -1) for environment in environments]
-        for position, (index, network_plan) in enumerate(zip(members, network_plans)):
-            _collect(requests[index], network_plan, [rows[position] for rows in host], index,
-                     contributions)
+        program = group_program([r.network_plan for r in group], binder)
+        _collect(program, group, members, host, binder, contributions)
     gradients = np.zeros((len(requests), slot_count), dtype=complex)
     _assemble(operations, contributions, wanted, gradients)
     return values, gradients
 
 
-def _collect(request: Request, network_plan: NetworkPlan, environments: list[np.ndarray], term: int,
-             contributions: dict) -> None:
-    """Each gate leaf's environment in its own leg layout, filed under its piece's form."""
+def _collect(program: tuple, group: list[Request], members: list[int], environments: list[np.ndarray],
+             binder: Binder, contributions: dict) -> None:
+    """The gate leaves' environments in their own leg layouts, filed by piece form:
+    ``(terms, operations, environments)`` chunks."""
     host = get_backend("numpy")
-    network = network_plan.network
-    for j, leaf_index in enumerate(network_plan.order):
-        leaf = network.leaves[leaf_index]
-        if leaf.source != "gate":
-            continue
+    terms = np.asarray(members)
+    for j, entry in enumerate(program):
         environment = environments[j]
-        moves = network_plan.leaf_moves[j]
-        if moves:
-            environment = _inverse_permute(host, environment, moves)
-        op_fixed = resolved(leaf.fixed, request.bits) if leaf.fixed else ()
-        contributions[(leaf.index, leaf.piece, op_fixed, leaf.conj)].append((term, leaf.index, environment))
+        if isinstance(entry, Gathered):  # back to each term's own layout: entry perm[t, e] <- e
+            own = np.empty_like(environment)
+            own[np.arange(len(members))[:, None], entry.permutations] = environment
+            environment = own
+            key = (entry.gate, entry.dagger, entry.piece_number, entry.fixed, entry.conj)
+            contributions[key].append((terms, np.asarray(entry.operations), environment))
+            continue
+        if isinstance(entry, Repeated):
+            continue  # a constant: nothing to differentiate
+        for position, (term, request) in enumerate(zip(members, group)):
+            network_plan = request.network_plan
+            leaf = network_plan.network.leaves[network_plan.order[j]]
+            op = binder.operations[leaf.index] if leaf.source == "gate" else None
+            if op is None or not op.params or op.gate == "unitary":
+                continue
+            row = environment[position]
+            if network_plan.leaf_moves[j]:
+                row = _inverse_permute(host, row, network_plan.leaf_moves[j], (-1,))
+            fixed = resolved(leaf.fixed, request.bits) if leaf.fixed else ()
+            key = (op.gate, op.dagger, leaf.piece, fixed, leaf.conj)
+            contributions[key].append((np.asarray([term]), np.asarray([leaf.index]), row[None]))
 
 
-def _inverse_permute(K: Any, array: Any, moves: Sequence) -> Any:
+def _inverse_permute(K: Any, array: Any, moves: Sequence[Move], shape: tuple[int, ...]) -> Any:
     for reshape, axes in reversed(moves):
         moved = tuple(reshape[a] for a in axes)
         inverse = tuple(sorted(range(len(axes)), key=lambda a: axes[a]))
         array = K.transpose(K.reshape(array, moved), inverse)
-    return K.reshape(array, (-1,))
+    return K.reshape(array, shape)
 
 
 def _assemble(operations: Sequence[Operation], contributions: dict,
               wanted: dict[int, list[tuple[int, int]]], gradients: np.ndarray) -> None:
-    """``dE/dθ`` from the leaves' environments, one vectorised product per gate kind."""
+    """``dE/dθ`` from the leaves' environments, one vectorised product per gate kind and form."""
     host = get_backend("numpy")
-    by_kind: dict[tuple, list] = defaultdict(list)
-    for (index, piece_number, fixed, conj), entries in contributions.items():
-        op = operations[index]
-        if index not in wanted or not op.params or op.gate == "unitary":
-            continue
-        by_kind[(op.gate, op.dagger, piece_number, fixed, conj)].extend(entries)
-    for (gate, dagger, piece_number, fixed, conj), entries in by_kind.items():
-        indices = sorted({index for _, index, _ in entries})
-        row = {index: r for r, index in enumerate(indices)}
+    slot_of = {(index, parameter): slot for index, pairs in wanted.items() for slot, parameter in pairs}
+    for (gate, dagger, piece_number, fixed, conj), chunks in contributions.items():
+        terms = np.concatenate([chunk[0] for chunk in chunks])
+        ops = np.concatenate([chunk[1] for chunk in chunks])
+        environments = np.concatenate([chunk[2] for chunk in chunks])
+        indices, rows = np.unique(ops, return_inverse=True)
         k = len(operations[indices[0]].qubits)
-        piece = operation_form(operations[indices[0]]).pieces[piece_number]
-        extraction = piece_extraction(piece, k, fixed)
-        environments = np.stack([environment for _, _, environment in entries])
+        extraction = piece_extraction(operation_form(operations[indices[0]]).pieces[piece_number], k, fixed)
         if extraction is not None:  # a bra leaf is conj(matrix @ L) = conj(matrix) @ conj(L)
-            extraction = extraction.conj() if conj else extraction
-        matrix_environments = environments if extraction is None else environments @ extraction.T
+            environments = environments @ (extraction.conj() if conj else extraction).T
         columns = np.asarray([[float(p) for p in operations[i].params] for i in indices])
-        rows = np.asarray([row[index] for _, index, _ in entries])
         for j in range(columns.shape[1]):
+            slots = np.asarray([slot_of.get((int(op), j), -1) for op in ops])
+            if not np.any(slots >= 0):
+                continue
             derivative = np.asarray(gate_derivatives(host, gate, columns, j, dagger))
             derivative = derivative.reshape(len(indices), -1)[rows]
-            if conj:
-                derivative = derivative.conj()
-            pieces = np.sum(matrix_environments * derivative, axis=1)
-            for position, (term, index, _) in enumerate(entries):
-                for slot, parameter in wanted[index]:
-                    if parameter == j:
-                        gradients[term, slot] += pieces[position]
+            pieces = np.sum(environments * (derivative.conj() if conj else derivative), axis=1)
+            mask = slots >= 0
+            np.add.at(gradients, (terms[mask], slots[mask]), pieces[mask])

@@ -110,6 +110,9 @@ CONTRACTION_RATE = 1e10
 #: further; above it cotengra's hyper-optimised search (when installed) runs until the time spent
 #: searching exceeds the estimated contraction time of the best path found ("rate" stopping).
 SEARCH_ABOVE_SECONDS = 0.002
+#: Above this estimated time the min-fill elimination runs its randomised trials too (a few
+#: milliseconds each for a light cone of a hundred tensors).
+ELIMINATION_TRIALS_ABOVE_SECONDS = 1e-5
 #: A thorough plan (compiled into a program that is reused: JAX) searches as if contractions ran
 #: this much slower, i.e. longer.
 THOROUGH_SLOWDOWN = 8
@@ -150,8 +153,10 @@ def _kahypar_installed() -> bool:
 
 def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any = None,
                  thorough: bool = False) -> list[tuple[int, ...]]:
-    """The cheapest (flops + 64 x writes) of opt_einsum's greedy path, :func:`growing_path`, a
-    min-fill elimination path (:func:`~tyxonq.circuit.contraction.elimination.elimination_path`) and,
+    """The cheapest (flops + 64 x writes) of opt_einsum's greedy path, :func:`growing_path` (for
+    networks with open legs), a min-fill elimination path
+    (:func:`~tyxonq.circuit.contraction.elimination.elimination_path`, with randomised trials when
+    the contraction is worth :data:`ELIMINATION_TRIALS_ABOVE_SECONDS`) and,
     for networks whose cheap paths would take more than :data:`SEARCH_ABOVE_SECONDS`, a cotengra
     hyper-optimised search (greedy and, where it installs, kahypar partitions) that minimises the
     same cost and stops once searching took longer than the best path would contract. A
@@ -162,11 +167,16 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
     >>> circuit_path([{"a"}, {"a", "b"}, {"b", "c"}], {"c"}, {"a": 2, "b": 2, "c": 2})
     [(0, 1), (0, 1)]
     """
-    candidates = [[tuple(step) for step in opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)],
-                  growing_path(inputs, output, size_dict)]
-    if len(set().union(*inputs)) <= ELIMINATION_MAX_LEGS and memory_limit is None:
-        candidates.append(elimination_path(inputs, output, size_dict))
+    candidates = [[tuple(step) for step in opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)]]
+    if output:  # a dense state: grow it like a state vector
+        candidates.append(growing_path(inputs, output, size_dict))
+    eliminate = len(set().union(*inputs)) <= ELIMINATION_MAX_LEGS and memory_limit is None
+    if eliminate:
+        candidates.append(elimination_path(inputs, output, size_dict, trials=1))
     costs = [path_cost(inputs, output, size_dict, path) for path in candidates]
+    if eliminate and estimated_seconds(min(costs), thorough) > ELIMINATION_TRIALS_ABOVE_SECONDS:
+        candidates.append(elimination_path(inputs, output, size_dict))
+        costs.append(path_cost(inputs, output, size_dict, candidates[-1]))
     bound = OUTPUT_BOUND_FACTOR * WRITE_WEIGHT * math.prod(size_dict[leg] for leg in output)
     if estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and min(costs) > bound \
             and memory_limit is None:

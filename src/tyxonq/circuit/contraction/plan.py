@@ -26,7 +26,7 @@ from .executor import CompiledContraction, Move, compile_path, permutation_moves
 from .network import Network
 from .simplify import rank_simplify
 
-__all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "run_batched", "plan_cache_info",
+__all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "plan_cache_info",
            "clear_plan_cache", "set_plan_cache", "PlanCacheInfo", "structure_token"]
 
 Legs = tuple[int, ...]
@@ -51,6 +51,7 @@ class Plan:
     planning_seconds: float
     finder: str
     _batched: dict = field(default_factory=dict, repr=False)
+    groups: dict = field(default_factory=dict, repr=False)  # per group of networks: how to bind it
 
     @property
     def largest_tensor_size(self) -> int:
@@ -295,14 +296,3 @@ def run_plan(network_plan: NetworkPlan, K: Any, tensors: Sequence[Any]) -> Any:
     plan = network_plan.plan
     result = plan.contraction.run(K, network_plan.arrange(K, tensors))
     return K.reshape(permute(K, result, plan.output_moves), network_plan.output_shape)
-
-
-def run_batched(network_plans: Sequence[NetworkPlan], K: Any, tensor_lists: Sequence[Sequence[Any]]) -> Any:
-    """Contract several networks that share one plan in one batched contraction: the results
-    stacked, shape ``(len(network_plans),) + output_shape``."""
-    plan = network_plans[0].plan
-    arranged = [member.arrange(K, tensors) for member, tensors in zip(network_plans, tensor_lists)]
-    stacked = [K.stack([K.reshape(term[j], (-1,)) for term in arranged]) for j in range(len(plan.legs))]
-    contraction, moves = plan.batched(len(network_plans))
-    result = contraction.run(K, stacked)
-    return K.reshape(permute(K, result, moves), (len(network_plans),) + network_plans[0].output_shape)

@@ -1,0 +1,150 @@
+"""Binding a group of networks that share a plan: one stacked array per canonical tensor.
+
+Terms of one shape hold, at each canonical position, the same piece of gates of the same kind (the
+RZZ of different edges, the RX of different qubits). Such a position is one gather (``K.take``)
+from that kind's batch of pieces: each term's entries at its gate's row, in the order its
+canonical leg layout wants, so one backend call replaces one per term and the transposes too. A
+position holding the same constant in every term is that constant repeated; any other position is
+bound term by term and stacked. The decisions depend only on the networks' structure, so they are
+made once per group and kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...numerics import get_backend
+from ..operations.operation import Operation
+from .binding import Binder
+from .executor import Move, permute
+from .network import Leaf, operation_form
+from .plan import NetworkPlan
+
+__all__ = ["Gathered", "Repeated", "group_program", "bind_group", "batched_moves"]
+
+
+@dataclass(frozen=True, eq=False)
+class Gathered:
+    """A canonical position holding piece ``piece_number`` of gates of one kind in every term.
+
+    ``indices[t, e]`` is the flat index, in the kind's ``(G, entries)`` batch of pieces, of term
+    ``t``'s canonical entry ``e``; ``permutations[t, e]`` the entry of term ``t``'s own piece that
+    becomes its canonical entry ``e``.
+    """
+
+    gate: str
+    dagger: bool
+    piece_number: int
+    fixed: tuple[tuple[int, int], ...]
+    conj: bool
+    indices: np.ndarray
+    permutations: np.ndarray
+    operations: tuple[int, ...]  # each term's gate
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """A canonical position holding the same constant in every term."""
+
+    moves: tuple[Move, ...]
+
+
+def _constant_key(leaf: Leaf, operations: Sequence[Operation]) -> tuple | None:
+    """What determines a constant leaf's values, or ``None`` for a leaf that varies."""
+    if any(isinstance(value, tuple) for _, value in leaf.fixed):
+        return None  # sliced at a requested bit: depends on the request
+    if leaf.source in ("gate", "factor"):
+        op = operations[leaf.index]
+        if leaf.source == "gate" and op.params:
+            return None
+        return (leaf.source, op.gate, op.dagger, len(op.qubits), leaf.piece, leaf.fixed, leaf.conj)
+    if leaf.source in ("basis", "identity"):
+        return (leaf.source, leaf.value, leaf.fixed, leaf.conj)
+    return None
+
+
+def _gathered(leaves: list[Leaf], moves: list[tuple], binder: Binder) -> Gathered | None:
+    operations = binder.operations
+    first = leaves[0]
+    if first.source != "gate" or any(isinstance(value, tuple) for _, value in first.fixed):
+        return None
+    op = operations[first.index]
+    if not op.params or op.gate == "unitary":
+        return None
+    for leaf in leaves[1:]:
+        other = operations[leaf.index]
+        if (leaf.source != "gate" or other.gate != op.gate or other.dagger != op.dagger
+                or leaf.piece != first.piece or leaf.fixed != first.fixed or leaf.conj != first.conj):
+            return None
+    host = get_backend("numpy")
+    entries = 2 ** len(first.legs)
+    permutations = np.stack([np.asarray(permute(host, np.arange(entries), term_moves)).reshape(-1)
+                             if term_moves else np.arange(entries) for term_moves in moves])
+    rows = np.asarray([binder.row(leaf.index) for leaf in leaves])
+    return Gathered(op.gate, op.dagger, first.piece, first.fixed, first.conj,
+                    rows[:, None] * entries + permutations, permutations,
+                    tuple(leaf.index for leaf in leaves))
+
+
+def group_program(network_plans: Sequence[NetworkPlan], binder: Binder) -> tuple:
+    """Per canonical position: :class:`Gathered`, :class:`Repeated` or ``None`` (term by term);
+    kept on the shared plan, per group."""
+    plan = network_plans[0].plan
+    key = tuple(network_plans)
+    program = plan.groups.get(key)
+    if program is None:
+        program = []
+        for j in range(len(plan.legs)):
+            leaves = [member.network.leaves[member.order[j]] for member in network_plans]
+            moves = [member.leaf_moves[j] for member in network_plans]
+            gathered = _gathered(leaves, moves, binder)
+            if gathered is not None:
+                program.append(gathered)
+                continue
+            keys = {_constant_key(leaf, binder.operations) for leaf in leaves}
+            uniform = len(keys) == 1 and None not in keys and len(set(moves)) == 1
+            program.append(Repeated(moves[0]) if uniform else None)
+        program = tuple(program)
+        plan.groups[key] = program
+    return program
+
+
+def batched_moves(moves: Sequence[Move], size: int) -> tuple[Move, ...]:
+    """The same permutation applied to a stack of ``size`` arrays (a leading axis)."""
+    return tuple(((size,) + shape, (0,) + tuple(a + 1 for a in axes)) for shape, axes in moves)
+
+
+def bind_group(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: Sequence[dict]) -> list[Any]:
+    """One stacked array per canonical position, shape ``(terms, entries)``; ``bindings[t]`` is
+    term ``t``'s ``operators``, ``operator_sizes`` and ``bits``."""
+    K = binder.K
+    size = len(network_plans)
+    program = group_program(network_plans, binder)
+    stacked = []
+    for j, entry in enumerate(program):
+        if isinstance(entry, Gathered):
+            op = binder.operations[entry.operations[0]]
+            piece = operation_form(op).pieces[entry.piece_number]
+            values = binder.piece_values(entry.gate, entry.dagger, len(op.qubits), piece,
+                                         entry.piece_number, entry.fixed)
+            values = K.take(K.reshape(values, (-1,)), entry.indices.reshape(-1))
+            array = K.conj(values) if entry.conj else values
+        elif isinstance(entry, Repeated):
+            member = network_plans[0]
+            leaf = member.network.leaves[member.order[j]]
+            tensor = K.reshape(binder.leaf(leaf, **bindings[0]), (-1,))
+            array = K.stack([tensor] * size)
+            array = permute(K, array, batched_moves(entry.moves, size)) if entry.moves else array
+        else:
+            terms = []
+            for member, binding in zip(network_plans, bindings):
+                leaf_index = member.order[j]
+                tensor = binder.leaf(member.network.leaves[leaf_index], **binding)
+                moves = member.leaf_moves[j]
+                terms.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
+            array = K.stack(terms)
+        stacked.append(K.reshape(array, (size, -1)))
+    return stacked
