@@ -16,6 +16,8 @@ import math
 import random
 from typing import Sequence
 
+from .simplify import ssa_to_linear
+
 __all__ = ["elimination_path", "ELIMINATION_MAX_LEGS"]
 
 #: Networks with more legs are left to the other finders (min-fill bookkeeping is quadratic in
@@ -100,12 +102,4 @@ def _one_elimination(inputs: Sequence[set], output: set, size_dict: dict,
     remaining = sorted(legs)
     while len(remaining) > 1:  # what is left shares no summed leg: outer products, or the output
         remaining.append(contract(remaining.pop(0), remaining.pop(0)))
-    count = len(inputs)
-    alive, linear = list(range(count)), []
-    for pair in ssa:
-        step = tuple(sorted(alive.index(i) for i in pair))
-        for i in sorted(step, reverse=True):
-            alive.pop(i)
-        alive.append(count + len(linear))
-        linear.append(step)
-    return linear, cost
+    return ssa_to_linear(ssa, len(inputs)), cost

@@ -220,11 +220,12 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
 
     ``rate`` (cost units per second) stops the search once it has run for
     :data:`MIN_SEARCH_SECONDS` and longer than the best path found would take to contract, or
-    for :data:`MAX_SEARCH_SECONDS` (scaled like the rate);
-    without it all ``repeats`` trials run. ``known_cost``: the cost of a path already in hand
-    (kahypar's slower trials join only when it is large). Trials are refined by subtree
-    reconfiguration only when the contraction is expensive. For a longer search pass a callable of your own to
-    :func:`~tyxonq.set_contractor`.
+    for :data:`MAX_SEARCH_SECONDS`; without it all ``repeats`` trials run. A rate below
+    :data:`CONTRACTION_RATE` (a thorough search) scales both times up by the ratio and always
+    uses kahypar's partitions and subtree reconfiguration, as an expensive contraction does (one
+    whose ``known_cost``, the cost of a path already in hand, exceeds
+    :data:`KAHYPAR_ABOVE_SECONDS`); cheaper ones get fast greedy trials only. For a longer search
+    pass a callable of your own to :func:`~tyxonq.set_contractor`.
     """
     import cotengra
 
@@ -232,8 +233,9 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     start, done, chunk = time.perf_counter(), 0, repeats if rate is None else 4
     optimizers: dict[bool, Any] = {}
     best, best_cost = None, math.inf
+    scale = 1.0 if rate is None else max(1.0, CONTRACTION_RATE / rate)
     while done < repeats:
-        partition = rate is None or min(best_cost, known_cost) / rate > KAHYPAR_ABOVE_SECONDS
+        partition = rate is None or scale > 1 or min(best_cost, known_cost) / rate > KAHYPAR_ABOVE_SECONDS
         if partition not in optimizers:  # each optimizer continues its own search when called again
             methods = ["greedy", "kahypar"] if partition and _kahypar_installed() else ["greedy"]
             optimizers[partition] = cotengra.HyperOptimizer(
@@ -246,7 +248,7 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
         if cost < best_cost:
             best, best_cost = path, cost
         elapsed = time.perf_counter() - start
-        if rate is None or (elapsed > MIN_SEARCH_SECONDS and elapsed > best_cost / rate) \
-                or elapsed > MAX_SEARCH_SECONDS * CONTRACTION_RATE / rate:
+        if rate is None or (elapsed > MIN_SEARCH_SECONDS * scale and elapsed > best_cost / rate) \
+                or elapsed > MAX_SEARCH_SECONDS * scale:
             break
     return best

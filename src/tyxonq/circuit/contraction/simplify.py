@@ -17,7 +17,27 @@ import heapq
 import math
 from collections import defaultdict
 
-__all__ = ["rank_simplify"]
+__all__ = ["rank_simplify", "ssa_to_linear"]
+
+
+def ssa_to_linear(ssa: list[tuple[int, int]], count: int) -> list[tuple[int, ...]]:
+    """A path of pairs of ids (inputs ``0..count-1``, each result the next id) in opt_einsum's
+    linear format (positions in the shrinking list; results appended); it may leave tensors apart.
+
+    Examples
+    --------
+    >>> ssa_to_linear([(1, 2), (0, 3)], 3)
+    [(1, 2), (0, 1)]
+    """
+    alive = list(range(count))  # ids in list order: the linear format's positions
+    linear: list[tuple[int, ...]] = []
+    for pair in ssa:
+        step = tuple(sorted(alive.index(i) for i in pair))
+        for i in sorted(step, reverse=True):
+            alive.pop(i)
+        alive.append(count + len(linear))
+        linear.append(step)
+    return linear
 
 
 def rank_simplify(inputs: list[set], output: set, size_dict: dict) -> list[tuple[int, int]]:
@@ -85,15 +105,8 @@ def rank_simplify(inputs: list[set], output: set, size_dict: dict) -> list[tuple
         legs.pop(scalar)
         ssa.append((scalar, smallest))
         next_id += 1
-    count = len(inputs)
-    alive = list(range(count))  # ssa ids in list order: the linear format's positions
-    linear = []
-    for pair in ssa:
-        step = tuple(sorted(alive.index(i) for i in pair))
-        for i in sorted(step, reverse=True):
-            alive.pop(i)
-        alive.append(count + len(linear))
-        linear.append(step)
+    linear = ssa_to_linear(ssa, len(inputs))
+    for step in linear:
         terms = [inputs[i] for i in step]
         for i in sorted(step, reverse=True):
             inputs.pop(i)
