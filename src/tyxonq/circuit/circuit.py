@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from .contraction.gradient import Request, evaluate_requests
+from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import amplitude_network, expectation_network, matrix_network, state_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
 from .contraction.rehearsal import ContractionReport, placeholder, record, rehearse, rehearsing
@@ -341,47 +341,46 @@ class Circuit(GateMethods):
         0.5
         """
         strings = self._validated_strings(strings)
-        weights = None
-        if coefficients is not None:
-            if len(coefficients) != len(strings):
-                raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
-            weights = list(coefficients)
+        if coefficients is not None and len(coefficients) != len(strings):
+            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
-        constant_part = sum(weights[i] for i in range(len(strings)) if i not in set(active)) if weights else 0
-        if not active:
-            return constant_part if weights is not None else get_backend().ones((len(strings),),
-                                                                                 get_backend().real_dtype)
         if self._is_traced():
-            from .differentiation.traced import traced_terms
-
-            active_weights = None if weights is None else np.asarray([weights[i] for i in active])
-            if active_weights is not None and np.iscomplexobj(active_weights):
-                raise TracingError("exact gradients need a real objective: real coefficients")
-            result = traced_terms(self, lambda c: c._pauli_requests([strings[i] for i in active]),
-                                  lambda c: c.pauli_expectations(strings, coefficients), active_weights)
-            if weights is not None:
-                return result + constant_part
-            values: list[Any] = [1.0] * len(strings)
-            for i, value in zip(active, result):
-                values[i] = value
-            return np.asarray(values, dtype=object)
+            return self._traced_pauli(strings, active, coefficients)
         K = get_backend()
-        results = evaluate_requests(K, self._operations, self._input_array(K),
-                                    self._pauli_requests([strings[i] for i in active]))
-        real = [K.real(value) for value in results]
-        if weights is not None:
-            total = sum(weights[i] * value for i, value in zip(active, real))
-            return total + constant_part
-        ones = K.ones((len(strings),), K.real_dtype)
-        if not real:
-            return ones
-        values = K.stack([K.reshape(value, ()) for value in real])
-        if len(active) == len(strings):
+        values = K.ones((len(strings),), K.real_dtype)
+        if active:
+            found = K.real(evaluate_scalars(K, self._operations, self._input_array(K),
+                                            self._pauli_requests([strings[i] for i in active])))
+            # identity strings take the value 1: the appended one, gathered into place
+            position = {i: p for p, i in enumerate(active)}
+            values = found if len(active) == len(strings) else K.take(
+                K.concatenate([found, K.ones((1,), K.dtype_of(found))]),
+                [position.get(i, len(active)) for i in range(len(strings))])
+        if coefficients is None:
             return values
-        order = [None] * len(strings)
-        for position, i in enumerate(active):
-            order[i] = values[position]
-        return K.stack([ones[i] if value is None else value for i, value in enumerate(order)])
+        if all(isinstance(c, numbers.Number) for c in coefficients):
+            return K.sum(values * K.asarray(np.asarray(coefficients)))
+        return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))  # backend arrays: differentiable
+
+    def _traced_pauli(self, strings: list[str], active: list[int], coefficients: Any) -> Any:
+        """:meth:`pauli_expectations` of a circuit with traced angles: Duals."""
+        from .differentiation.traced import traced_terms
+
+        weights = None if coefficients is None else np.asarray(coefficients)
+        if weights is not None and np.iscomplexobj(weights):
+            raise TracingError("exact gradients need a real objective: real coefficients")
+        if not active:
+            return np.ones(len(strings)) if weights is None else float(weights.sum())
+        identity = 0.0 if weights is None else float(np.delete(weights, active).sum())
+        result = traced_terms(self, lambda c: c._pauli_requests([strings[i] for i in active]),
+                              lambda c: c.pauli_expectations(strings, coefficients),
+                              None if weights is None else weights[active])
+        if weights is not None:
+            return result + identity
+        values: list[Any] = [1.0] * len(strings)
+        for i, value in zip(active, result):
+            values[i] = value
+        return np.asarray(values, dtype=object)
 
     def _validated_strings(self, strings: Sequence[str]) -> list[str]:
         if isinstance(strings, str):

@@ -33,8 +33,8 @@ from .network import operation_form
 from .plan import NetworkPlan, Plan, run_plan
 from .rehearsal import placeholder, record, rehearsing
 
-__all__ = ["Request", "evaluate_requests", "value_and_angle_gradients", "contraction_cost",
-           "retained_size"]
+__all__ = ["Request", "evaluate_requests", "evaluate_scalars", "value_and_angle_gradients",
+           "contraction_cost", "retained_size"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,29 @@ def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
         for position, index in enumerate(members):
             results[index] = result[position]
     return results
+
+
+def evaluate_scalars(K: Any, operations: Sequence[Operation], inputs: Any,
+                     requests: Sequence[Request]) -> Any:
+    """The scalar results of requests (expectations, amplitudes) as one backend vector, in request
+    order: each group's batched result is used as it comes, not split and stacked again."""
+    if rehearsing():
+        evaluate_requests(K, operations, inputs, requests)
+        return K.zeros((len(requests),), K.dtype)
+    binder = Binder(K, operations, inputs)
+    pieces, order = [], []
+    for plan, members in _groups(requests).items():
+        if len(members) == 1:
+            request = requests[members[0]]
+            result = run_plan(request.network_plan, K, binder.bind(request.network_plan.network,
+                                                                  **request.binding))
+        else:
+            contraction, _, stacked = _batched(binder, plan, [requests[i] for i in members])
+            result = contraction.run(K, stacked)
+        pieces.append(K.reshape(result, (len(members),)))
+        order += members
+    values = pieces[0] if len(pieces) == 1 else K.concatenate(pieces)
+    return values if order == sorted(order) else K.take(values, np.argsort(order))
 
 
 def contraction_cost(requests: Sequence[Request]) -> float:
