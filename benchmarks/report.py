@@ -33,7 +33,7 @@ def seconds(value: float | None) -> str:
 
 
 def _row(r: dict) -> str:
-    start = f"{r['workload']:<21}{r['qubits']:>4}  {r['engine']:<16}"
+    start = f"{r['workload']:<24}{r['qubits']:>4}  {r['engine']:<16}"
     if r["status"] in ("ok", "WRONG"):
         timed = r["status"] == "ok"
         verdict = (f"ok ({r['deviation']:.0e})" if timed else f"WRONG ({r['deviation']:.1e})")
@@ -45,7 +45,7 @@ def _row(r: dict) -> str:
 
 def results_table(records: Iterable[dict]) -> str:
     """Every record: engine, min and median of the repetitions, warm-up, peak RSS, check."""
-    lines = [f"{'workload':<21}{'n':>4}  {'engine':<16}{'min':>10}{'median':>10}{'warm-up':>10}"
+    lines = [f"{'workload':<24}{'n':>4}  {'engine':<16}{'min':>10}{'median':>10}{'warm-up':>10}"
              f"{'peak RSS':>12}  check"]
     for _, group in groupby(records, key=lambda r: (r["workload"], r["qubits"])):
         lines += [_row(r) for r in group] + [""]
@@ -84,14 +84,14 @@ def summarise(records: Iterable[dict]) -> list[dict]:
 
 def summary_table(summary: list[dict]) -> str:
     """The summary as text (min times)."""
-    lines = [f"{'workload':<21}{'n':>4}  {'tyxonq best':<26}{'tyxonq-numpy':>13}  "
+    lines = [f"{'workload':<24}{'n':>4}  {'tyxonq best':<26}{'tyxonq-numpy':>13}  "
              f"{'fastest peer':<24}{'ours/peer':>10}"]
     for s in summary:
         best = (f"{seconds(s['tyxonq_best_s'])} ({s['tyxonq_best_engine'].removeprefix('tyxonq-')})"
                 if s["tyxonq_best_engine"] else "-")
         peer = f"{seconds(s['fastest_peer_s'])} ({s['fastest_peer']})" if s["fastest_peer"] else "-"
         ratio = f"{s['ratio_ours_to_peer']:.2f}" if s["ratio_ours_to_peer"] is not None else "-"
-        lines.append(f"{s['workload']:<21}{s['qubits']:>4}  {best:<26}{seconds(s['tyxonq_numpy_s']):>13}  "
+        lines.append(f"{s['workload']:<24}{s['qubits']:>4}  {best:<26}{seconds(s['tyxonq_numpy_s']):>13}  "
                      f"{peer:<24}{ratio:>10}")
     return "\n".join(lines)
 

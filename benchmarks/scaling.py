@@ -62,7 +62,7 @@ def references(study: str, sizes: tuple[int, ...], args: argparse.Namespace,
     for n in sizes:
         reference = prepare_reference(study, n, args.threads, args.reference_timeout, reference_dir)
         if reference["status"] != "ok":
-            print(f"{study:<21}{n:>4}  {'reference':<16}{reference['status']}: {reference.get('message', '')}"
+            print(f"{study:<24}{n:>4}  {'reference':<16}{reference['status']}: {reference.get('message', '')}"
                   " (larger sizes dropped)", flush=True)
             break
         done.append(n)
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                     users.append(engine)
                 else:
                     status = "not installed" if not engine.installed() else "n/a"
-                    print(f"{study:<21}{'':>4}  {engine.name:<16}{status}")
+                    print(f"{study:<24}{'':>4}  {engine.name:<16}{status}")
             checkable = references(study, sizes if users else (), args, reference_dir)
             for engine in users:
                 records += series(study, engine, checkable, args, reference_dir)

@@ -23,6 +23,13 @@ SEED = 2026
 #: largest deviation from the dense reference that still counts as correct
 TOLERANCE = 1e-8
 
+#: the QAOA rows on 100 nodes (light cones, no state vector): workload -> p; energies, then with gradients
+LIGHT_CONE_QAOA = {f"qaoa_{kind}_p{p}": p for kind in ("energy", "gradient") for p in (1, 2, 3)}
+#: workloads whose result is an energy alone (every other energy workload adds its gradient)
+ENERGY_ONLY = tuple(name for name in LIGHT_CONE_QAOA if name.startswith("qaoa_energy"))
+#: workloads evaluated term by term on light cones (the peers' path search is lighter for them)
+LIGHT_CONE = (*LIGHT_CONE_QAOA, "tfim_brickwork_gradient")
+
 #: workload name -> one-line description (the order is the suite's order)
 WORKLOADS = {
     "statevector": "state of a 10-layer RX·RZ + CNOT-ladder circuit",
@@ -31,7 +38,17 @@ WORKLOADS = {
     "batched_energies_64": "TFIM energies of 64 parameter sets in one batch",
     "qaoa_gradient": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 3",
     "brickwork_local": "depth-10 RY + CZ brickwork: <0...0|psi> and <Z_middle>",
+    "qaoa_energy_p1": "QAOA MaxCut energy, random 3-regular graph, p = 1 (light cones)",
+    "qaoa_energy_p2": "QAOA MaxCut energy, random 3-regular graph, p = 2 (light cones)",
+    "qaoa_energy_p3": "QAOA MaxCut energy, random 3-regular graph, p = 3 (light cones)",
+    "qaoa_gradient_p1": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 1 (light cones)",
+    "qaoa_gradient_p2": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 2 (light cones)",
+    "qaoa_gradient_p3": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 3 (light cones)",
+    "tfim_brickwork_gradient": "TFIM energy + gradient, depth-4 RY + CZ brickwork (light cones)",
 }
+#: workloads whose result is the energy and its gradient at ``params``
+GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if w not in ENERGY_ONLY),
+             "tfim_brickwork_gradient")
 
 #: full and --quick sizes (qubits) per workload
 SIZES = {
@@ -41,6 +58,8 @@ SIZES = {
     "batched_energies_64": ((10,), (6,)),
     "qaoa_gradient": ((16,), (8,)),
     "brickwork_local": ((50,), (24,)),
+    **{name: ((100,), (12,)) for name in LIGHT_CONE_QAOA},
+    "tfim_brickwork_gradient": ((50,), (12,)),
 }
 
 #: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
@@ -57,6 +76,7 @@ ADAM_STEPS = 100
 LEARNING_RATE = 0.05
 QAOA_LAYERS = 3
 BRICKWORK_DEPTH = 10
+TFIM_BRICKWORK_DEPTH = 4
 SHALLOW_DEPTH = 8
 
 
@@ -212,14 +232,17 @@ def make_spec(workload: str, n: int) -> Spec:
         return Spec(workload, n, gates, params, tfim(n), layers=ANSATZ_LAYERS,
                     steps=ADAM_STEPS if workload == "adam_vqe_100" else 0,
                     learning_rate=LEARNING_RATE if workload == "adam_vqe_100" else 0.0)
-    if workload == "qaoa_gradient":
+    if workload == "qaoa_gradient" or workload in LIGHT_CONE_QAOA:
+        p = LIGHT_CONE_QAOA.get(workload, QAOA_LAYERS)
         edges = regular_graph_edges(n)
-        params = np.concatenate([np.linspace(0.1, 0.7, QAOA_LAYERS), np.linspace(0.7, 0.1, QAOA_LAYERS)])
-        return Spec(workload, n, tuple(qaoa(n, edges, QAOA_LAYERS)), params, maxcut(n, edges),
-                    layers=QAOA_LAYERS, edges=edges)
+        params = np.concatenate([np.linspace(0.1, 0.7, p), np.linspace(0.7, 0.1, p)])
+        return Spec(workload, n, tuple(qaoa(n, edges, p)), params, maxcut(n, edges), layers=p, edges=edges)
     if workload == "brickwork_local":
         return Spec(workload, n, tuple(brickwork(n, BRICKWORK_DEPTH)),
                     _uniform(0, np.pi, (n * BRICKWORK_DEPTH,)), layers=BRICKWORK_DEPTH, observed=n // 2)
+    if workload == "tfim_brickwork_gradient":
+        return Spec(workload, n, tuple(brickwork(n, TFIM_BRICKWORK_DEPTH)),
+                    _uniform(0, np.pi, (n * TFIM_BRICKWORK_DEPTH,)), tfim(n), layers=TFIM_BRICKWORK_DEPTH)
     if workload == "shallow_amplitude":
         return Spec(workload, n, tuple(brickwork(n, SHALLOW_DEPTH)), _uniform(0, np.pi, (n * SHALLOW_DEPTH,)),
                     layers=SHALLOW_DEPTH)

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 from adam import Adam
-from specs import Spec
+from specs import LIGHT_CONE, Spec
 
 
 def threads() -> int:
@@ -46,15 +46,36 @@ def adam_loop(spec: Spec, value_and_grad: Callable[[np.ndarray], tuple[float, An
     return run
 
 
-def cotengra_optimizer() -> Any:
+#: cotengra repeats per network for the light-cone rows (150 distinct networks for a 100-node QAOA
+#: energy: 64 repeats would spend most of an hour searching); what the issue measured quimb with
+LIGHT_CONE_REPEATS = 16
+
+
+def cotengra_optimizer(max_repeats: int = 64) -> Any:
     """The contraction-path optimizer tensorcircuit and quimb share: tensorcircuit's ``"cotengra"``
     preset (``ReusableHyperOptimizer``: greedy and kahypar trials where kahypar is installed, 64
     repeats or 30 s, ``minimize="combo"``, searched once per network and reused) without its
-    process pool (the thread count is pinned)."""
+    process pool (the thread count is pinned). The light-cone rows pass ``max_repeats=16``
+    (:data:`LIGHT_CONE_REPEATS`); everything else about the search stays the same."""
     import importlib.util
 
     import cotengra as ctg
 
     methods = ["greedy", "kahypar"] if importlib.util.find_spec("kahypar") else ["greedy"]
-    return ctg.ReusableHyperOptimizer(methods=methods, max_repeats=64, max_time=30, minimize="combo",
+    return ctg.ReusableHyperOptimizer(methods=methods, max_repeats=max_repeats, max_time=30, minimize="combo",
                                       parallel=False, progbar=False)
+
+
+def repeats_for(spec: Spec) -> int:
+    """cotengra repeats for ``spec``: :data:`LIGHT_CONE_REPEATS` on the light-cone rows, else 64."""
+    return LIGHT_CONE_REPEATS if spec.workload in LIGHT_CONE else 64
+
+
+def pauli_terms(spec: Spec) -> list[tuple[float, str, tuple[int, ...]]]:
+    """The Hamiltonian's terms as ``(coefficient, letters, qubits)``: the non-identity letters and
+    the qubits they act on, in qubit order."""
+    terms = []
+    for coefficient, pauli in spec.hamiltonian:
+        qubits = tuple(q for q, letter in enumerate(pauli) if letter != "I")
+        terms.append((coefficient, "".join(pauli[q] for q in qubits), qubits))
+    return terms

@@ -7,6 +7,11 @@ preprocessing=True)``, the ``"cotengra"`` preset of tensorcircuit without a proc
   ``K.jit``-compiled, elsewhere the circuit is built once (like tyxonq's).
 - energies: ``operator_expectation`` with the Hamiltonian as a sparse matrix
   (``PauliStringSum2COO``), as tensorcircuit's VQE tutorials do.
+- light-cone rows (100-node QAOA energies, with and without gradient; the 50-qubit TFIM brickwork
+  energy with gradient): the sum over the Hamiltonian's terms of ``c * expectation_ps(x=..., z=...,
+  enable_lightcone=True)``, each term its own network; the optimizer searches 16 repeats per
+  network instead of 64 (:data:`peers.common.LIGHT_CONE_REPEATS`). The energies alone run on every
+  backend (the circuit built once; on jax the function of the angles jitted).
 - gradients: ``K.value_and_grad`` (``K.jit`` on jax; on pytorch tensorcircuit's ``jit`` is a no-op);
   numpy has no autodiff: n/a. Adam: ``torch.optim.Adam`` on pytorch, the shared update inside one
   jitted step on jax. The 64 energies: ``K.vmap`` (``K.jit`` on jax; a loop on numpy).
@@ -20,12 +25,12 @@ from typing import Any, Callable
 
 import numpy as np
 from adam import adam_update
-from specs import Spec
+from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, Spec
 
-from peers.common import cotengra_optimizer
+from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
-GRADIENT_WORKLOADS = ("energy_gradient", "adam_vqe_100", "qaoa_gradient")
-CONTRACTIONS = ("statevector", "brickwork_local", "shallow_amplitude")
+GRADIENT_WORKLOADS = GRADIENTS + ("adam_vqe_100",)
+CONTRACTIONS = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY
 SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS
 _PAULI_CODE = {"I": 0, "X": 1, "Y": 2, "Z": 3}
 
@@ -36,12 +41,12 @@ def supports(workload: str, backend: str | None) -> bool:
     return workload in SUPPORTED
 
 
-def _setup(backend: str) -> Any:
+def _setup(backend: str, repeats: int) -> Any:
     import tensorcircuit as tc
 
     K = tc.set_backend(backend)
     tc.set_dtype("complex128")
-    tc.set_contractor("custom", optimizer=cotengra_optimizer(), preprocessing=True)
+    tc.set_contractor("custom", optimizer=cotengra_optimizer(repeats), preprocessing=True)
     return K
 
 
@@ -58,10 +63,24 @@ def _circuit(spec: Spec, params: Any) -> Any:
     return circuit
 
 
+def _light_cone_sum(spec: Spec, circuit: Any) -> Any:
+    """``Σ c <P>`` over the Hamiltonian's terms, each ``expectation_ps`` on its light cone."""
+    import tensorcircuit as tc
+
+    K = tc.backend
+    total = 0.0
+    for coefficient, letters, qubits in pauli_terms(spec):
+        acting = {axis: [q for q, letter in zip(qubits, letters) if letter.lower() == axis] for axis in "xyz"}
+        total = total + coefficient * K.real(circuit.expectation_ps(**acting, enable_lightcone=True))
+    return total
+
+
 def _contract(spec: Spec, circuit: Any) -> Any:
-    """The result of a contraction workload (state, amplitude and <Z>, or amplitude)."""
+    """The result of a contraction workload (state, amplitude and <Z>, amplitude, or energy)."""
     if spec.workload == "statevector":
         return circuit.state()
+    if spec.workload in ENERGY_ONLY:
+        return _light_cone_sum(spec, circuit)
     amplitude = circuit.amplitude("0" * spec.n)
     if spec.workload == "shallow_amplitude":
         return amplitude
@@ -127,7 +146,7 @@ def _blocking(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
-    K = _setup(backend)
+    K = _setup(backend, repeats_for(spec))
     numpy = K.numpy
     jit = backend == "jax"
     params = K.convert_to_tensor(spec.params)
@@ -140,13 +159,18 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
             run = lambda: _contract(spec, circuit)  # noqa: E731
         if spec.workload == "brickwork_local":
             return run, lambda r: (complex(numpy(r[0])), float(np.real(numpy(r[1]))))
+        if spec.workload in ENERGY_ONLY:
+            return run, lambda r: float(np.real(numpy(r)))
         return run, (numpy if spec.workload == "statevector" else lambda r: complex(numpy(r)))
-    energy = _energy(spec, K)
+    if spec.workload in LIGHT_CONE:
+        energy = lambda angles: _light_cone_sum(spec, _circuit(spec, angles))  # noqa: E731
+    else:
+        energy = _energy(spec, K)
     if spec.workload == "batched_energies_64":
         batched = K.vmap(energy)
         batched = _blocking(K.jit(batched)) if jit else batched
         return (lambda: batched(params)), numpy
-    if spec.workload in ("energy_gradient", "qaoa_gradient"):
+    if spec.workload in GRADIENTS:
         value_and_grad = K.value_and_grad(energy)
         value_and_grad = _blocking(K.jit(value_and_grad)) if jit else value_and_grad
         return (lambda: value_and_grad(params)), lambda r: (float(numpy(r[0])), numpy(r[1]))
