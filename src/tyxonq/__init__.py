@@ -10,9 +10,11 @@ Examples
 
 from __future__ import annotations
 
-from . import circuit, gradients, numerics, operators, optimize, templates
+from . import circuit, gradients, noise, numerics, operators, optimize, templates
 from .circuit import (
     Circuit,
+    DensityMatrixCircuit,
+    DMCircuit,
     clear_plan_cache,
     get_contractor,
     plan_cache_info,
@@ -22,6 +24,7 @@ from .circuit import (
     use_contractor,
 )
 from .gradients import grad, value_and_grad
+from .noise import channels
 from .numerics import (
     ArrayBackend,
     backend_names,
@@ -43,6 +46,10 @@ __all__ = [
     "optimize",
     "templates",
     "Circuit",
+    "DMCircuit",
+    "DensityMatrixCircuit",
+    "noise",
+    "channels",
     "PauliSum",
     "hamiltonians",
     "set_contractor",

@@ -7,15 +7,19 @@ cached; evaluation binds parameters and contracts through the active backend.
 
 from __future__ import annotations
 
-from .circuit import Circuit
+from .circuit import Circuit, NoisyCircuitError
 from .contraction.contractor import Contractor, get_contractor, set_contractor, use_contractor
 from .contraction.paths import PathSearchWarning
 from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
 from .contraction.rehearsal import ContractionReport, rehearse
+from .density import DensityMatrixCircuit, DMCircuit
 from .operations.gates import GATES
 
 __all__ = [
     "Circuit",
+    "DMCircuit",
+    "DensityMatrixCircuit",
+    "NoisyCircuitError",
     "GATES",
     "Contractor",
     "set_contractor",

@@ -220,7 +220,7 @@ class PauliSum:
             ``"state"`` computes the state once and applies every term to it with vectorised
             backend operations; ``"lightcone"`` contracts each term's light cone (no dense state,
             for large circuits with local terms). ``"auto"``: ``"state"`` up to
-            :data:`DENSE_QUBITS` qubits.
+            :data:`DENSE_QUBITS` qubits. A :class:`~tyxonq.DMCircuit` always contracts its terms.
         hermitian : bool
             Return the real part (complex coefficients raise); ``False`` returns the complex value.
 
@@ -243,8 +243,10 @@ class PauliSum:
                              "the complex value")
         if method not in ("auto", "state", "lightcone"):
             raise ValueError(f"method={method!r} must be 'auto', 'state' or 'lightcone'")
-        if method == "auto":
-            method = "state" if self.n_qubits <= DENSE_QUBITS else "lightcone"
+        if method == "auto" or not hasattr(circuit, "dense_expectation"):
+            # a density-matrix circuit has no state vector: its terms are contracted
+            method = "state" if (self.n_qubits <= DENSE_QUBITS
+                                 and hasattr(circuit, "dense_expectation")) else "lightcone"
         if method == "state":
             return circuit.dense_expectation(lambda K, state: apply_pauli_sum(K, state, self),
                                              hermitian=hermitian)

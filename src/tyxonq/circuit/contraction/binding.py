@@ -18,7 +18,7 @@ from ..operations.gates import CONSTANT_MATRICES, gate_matrices, gate_matrix
 from ..operations.operation import Operation
 from ..statevector.products import backend_constant
 from .network import Leaf, Network, operation_form
-from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form
+from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form, kraus_legs
 
 __all__ = ["Binder", "bind_leaves", "gate_leaves", "selected_entries", "slice_legs", "resolved",
            "piece_extraction"]
@@ -147,6 +147,31 @@ class Binder:
         return K.reshape(K.matmul(K.reshape(matrix, (1, 4 ** k)), _extraction_constant(K, piece, k, fixed)),
                          (extraction.shape[1],))
 
+    def channel(self, index: int, fixed: tuple[tuple[int, int], ...]) -> Any:
+        """Channel ``index``'s piece: its Kraus operators, padded with zero operators to ``2^m``,
+        flattened (C order over the Kraus legs then the operator's legs), legs ``fixed`` sliced."""
+        K, op = self.K, self.operations[index]
+        key = ("channel", index)
+        if key not in self._values:
+            channel = op.channel
+            stack = channel.stacked(K)
+            padded = 2 ** kraus_legs(channel.num_kraus)
+            if padded > channel.num_kraus:
+                d = 2 ** len(op.qubits)
+                stack = K.concatenate([stack, K.zeros((padded - channel.num_kraus, d, d),
+                                                      K.dtype_of(stack))])
+            values = K.reshape(stack, (-1,))
+            form = operation_form(op)
+            extraction = form.pieces[0].extraction
+            if extraction is not None:
+                values = K.reshape(K.matmul(K.reshape(values, (1, -1)), backend_constant(
+                    K, ("channel-extraction", form), lambda: extraction)), (-1,))
+            self._values[key] = values
+        values = self._values[key]
+        if not fixed:
+            return values
+        return slice_legs(K, values, len(operation_form(op).pieces[0].legs), fixed)
+
     def leaf(self, leaf: Leaf, operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
              bits: Sequence[int] = ()) -> Any:
         """One leaf's array (C order over its legs)."""
@@ -156,6 +181,8 @@ class Binder:
             tensor = self.gate(leaf.index, leaf.piece, fixed)
         elif leaf.source == "operator":
             tensor = _operator(K, operators[leaf.index], operator_sizes[leaf.index], bool(leaf.value), fixed)
+        elif leaf.source == "channel":
+            tensor = self.channel(leaf.index, fixed)
         elif leaf.source == "input":
             tensor = slice_legs(K, self.inputs, len(leaf.legs) + len(fixed), fixed) if fixed else self.inputs
         else:

@@ -9,13 +9,17 @@ evolved observable, and so cancels exactly, when its other qubits are all outsid
 ``D`` is dense. With no diagonal observable this is the usual light cone (gates on qubits all
 outside it); with a diagonal one it also drops the diagonal gates that commute with it, whatever
 their order in the circuit (a QAOA cost layer's edges away from a measured ZZ).
+
+A trace-preserving channel ``E(rho) = sum_a K_a rho K_a^dagger`` is treated like a gate: in the
+Heisenberg picture it maps the evolved observable ``A`` to ``sum_a K_a^dagger A K_a``, which is
+``A`` itself when ``A`` is the identity on the channel's qubits (``sum_a K_a^dagger K_a = I``), or
+block-diagonal there with Kraus operators diagonal on them.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..operations.gates import GATES
 from ..operations.operation import Operation
 
 __all__ = ["light_cone"]
@@ -43,7 +47,7 @@ def light_cone(operations: Sequence[Operation], measured: Iterable[int],
     kept = []
     for index in range(len(operations) - 1, -1, -1):
         operation = operations[index]
-        positions = () if operation.gate == "unitary" else GATES[operation.gate].diagonal_on
+        positions = operation.diagonal_on
         block = [q for p, q in enumerate(operation.qubits) if p in positions]
         dense = [q for p, q in enumerate(operation.qubits) if p not in positions]
         if all(q not in state for q in dense) and all(state.get(q) != _DENSE for q in block):

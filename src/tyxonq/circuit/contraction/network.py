@@ -25,10 +25,10 @@ from typing import Any, Sequence
 
 from ..operations.operation import Operation
 from .lightcone import light_cone
-from .tensor_forms import TensorForm, dense_form, tensor_form
+from .tensor_forms import TensorForm, channel_form, dense_form, tensor_form
 
 __all__ = ["Leaf", "Network", "operation_form", "state_network", "amplitude_network",
-           "expectation_network", "matrix_network"]
+           "expectation_network", "density_network", "matrix_network"]
 
 Value = Any  # a fixed leg's value: 0 or 1, or ("bit", q) for the q-th requested bit
 
@@ -39,8 +39,8 @@ class Leaf:
 
     ``source`` is ``"gate"`` (piece ``piece`` of operation ``index``'s form), ``"factor"`` (a
     form's constant piece), ``"basis"`` (the basis vector ``|value>``), ``"input"`` (the input
-    state), ``"operator"`` (observable ``index``; its diagonal when ``value`` is true) or
-    ``"identity"``. ``conj``
+    state), ``"operator"`` (observable ``index``; its diagonal when ``value`` is true),
+    ``"channel"`` (the Kraus operators of channel ``index``) or ``"identity"``. ``conj``
     marks the bra side of an expectation. ``fixed`` lists the piece's legs sliced out, as
     ``(position in the piece's legs, value)``; ``legs`` are those that remain.
     """
@@ -64,8 +64,11 @@ class Network:
 
 
 def operation_form(operation: Operation) -> TensorForm:
-    """The tensor form of an operation (any ``unitary`` is dense)."""
+    """The tensor form of an operation (any ``unitary`` is dense; a channel's is
+    :func:`~tyxonq.circuit.contraction.tensor_forms.channel_form`)."""
     k = len(operation.qubits)
+    if operation.channel is not None:
+        return channel_form(k, operation.channel.num_kraus, operation.channel.diagonal)
     return dense_form(k) if operation.gate == "unitary" else tensor_form(operation.gate, k)
 
 
@@ -77,6 +80,13 @@ class _Builder:
         self.leaves: list[Leaf] = []
         self._parent: dict[int, int] = {}
         self._fixers: dict[int, list[Value]] = {}
+        self._kraus: dict[tuple, int] = {}
+
+    def kraus_label(self, index: int, leg: tuple) -> int:
+        """The label of a channel's Kraus leg: one per channel, shared by its ket and bra pieces."""
+        if (index, leg) not in self._kraus:
+            self._kraus[(index, leg)] = self.fresh()
+        return self._kraus[(index, leg)]
 
     def fresh(self) -> int:
         return next(self._labels)
@@ -110,11 +120,12 @@ class _Builder:
             operation = operations[index]
             form = operation_form(operation)
             wires = [current[q] for q in operation.qubits]
-            new = {leg: self.fresh() for piece in form.pieces for leg in piece.legs
-                   if leg[0] != "in"}
+            new = {leg: self.kraus_label(index, leg) if leg[0] == "kraus" else self.fresh()
+                   for piece in form.pieces for leg in piece.legs if leg[0] != "in"}
             for number, piece in enumerate(form.pieces):
                 legs = tuple(wires[leg[1]] if leg[0] == "in" else new[leg] for leg in piece.legs)
-                source = "factor" if piece.constant is not None else "gate"
+                source = ("channel" if operation.channel is not None
+                          else "factor" if piece.constant is not None else "gate")
                 self.leaves.append(Leaf(source, index, legs, number, conj))
             for position, (kind, j) in enumerate(form.outputs):
                 current[operation.qubits[position]] = wires[j] if kind == "in" else new[(kind, j)]
@@ -148,8 +159,25 @@ class _Builder:
         return network
 
 
-def _start(inputs_given: bool) -> str:
-    return "input" if inputs_given else "zero"
+def _start(inputs: bool | str) -> str:
+    """How each side starts: ``inputs`` is ``False`` (``|0...0>``), ``True`` (an input state
+    vector) or ``"density"`` (an input density matrix, one leaf joining both sides)."""
+    return {False: "zero", True: "input", "density": "open"}[inputs]
+
+
+def _doubled(builder: _Builder, num_qubits: int, operations: Sequence[Operation], inputs: bool | str,
+             measured: Sequence[int], diagonal_qubits: set[int]) -> tuple[list[int], dict, dict]:
+    """Both sides of ``rho = E(|psi><psi|)`` restricted to the light cone of ``measured``: the
+    qubits kept, and the ket's and bra's final labels (nothing joined yet)."""
+    kept = light_cone(operations, measured, diagonal_qubits)
+    active = set(measured).union(*(operations[i].qubits for i in kept))
+    qubits = sorted(range(num_qubits) if inputs else active)
+    ket_start, ket = builder.side(qubits, operations, kept, _start(inputs))
+    bra_start, bra = builder.side(qubits, operations, kept, _start(inputs), conj=True)
+    if inputs == "density":
+        builder.leaves.append(Leaf("input", 0, tuple(ket_start[q] for q in qubits)
+                                   + tuple(bra_start[q] for q in qubits)))
+    return qubits, ket, bra
 
 
 def state_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool) -> Network:
@@ -170,10 +198,12 @@ def amplitude_network(num_qubits: int, operations: Sequence[Operation], inputs_g
     return builder.network(())
 
 
-def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool,
+def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs_given: bool | str,
                         operator_qubits: Sequence[tuple[int, ...]],
                         operator_diagonal: Sequence[bool] | None = None) -> Network:
-    """Network of <psi| O_1 ... O_m |psi>, restricted to the light cone of the O_j.
+    """Network of ``Tr(O_1 ... O_m rho)`` (``<psi| O_1 ... O_m |psi>`` for a pure state),
+    restricted to the light cone of the O_j; channels among the operations join the two sides
+    through their Kraus legs, and those outside the light cone drop out (trace preserving).
 
     ``operator_diagonal[j]`` says that ``O_j`` is diagonal: it is then one leg per qubit, shared
     by the bra and the ket, and gates that commute with it drop out of the light cone.
@@ -181,12 +211,8 @@ def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs
     diagonal = tuple(operator_diagonal or (False,) * len(operator_qubits))
     measured = sorted({q for qubits in operator_qubits for q in qubits})
     diagonal_qubits = {q for qubits, flag in zip(operator_qubits, diagonal) if flag for q in qubits}
-    kept = light_cone(operations, measured, diagonal_qubits)
-    active = set(measured).union(*(operations[i].qubits for i in kept))
-    qubits = sorted(range(num_qubits) if inputs_given else active)
     builder = _Builder()
-    _, ket = builder.side(qubits, operations, kept, _start(inputs_given))
-    _, bra = builder.side(qubits, operations, kept, _start(inputs_given), conj=True)
+    qubits, ket, bra = _doubled(builder, num_qubits, operations, inputs_given, measured, diagonal_qubits)
     dense_measured = {q for qubits, flag in zip(operator_qubits, diagonal) if not flag for q in qubits}
     for q in qubits:
         if q not in dense_measured:  # a trace, or a diagonal observable's single leg
@@ -198,6 +224,23 @@ def expectation_network(num_qubits: int, operations: Sequence[Operation], inputs
             legs = tuple(bra[q] for q in op_qubits) + tuple(ket[q] for q in op_qubits)
         builder.leaves.append(Leaf("operator", index, legs, value=flag))
     return builder.network(())
+
+
+def density_network(num_qubits: int, operations: Sequence[Operation], inputs: bool | str,
+                    qubits: Sequence[int], diagonal: bool = False) -> Network:
+    """Network of the (reduced) density matrix on ``qubits``: open legs the ket's then the bra's,
+    in the order given, every other qubit traced out and outside the light cone dropped. With
+    ``diagonal``: its diagonal (the probabilities), one open leg per qubit.
+    """
+    builder = _Builder()
+    kept_qubits, ket, bra = _doubled(builder, num_qubits, operations, inputs, qubits,
+                                     set(qubits) if diagonal else set())
+    for q in kept_qubits:
+        if diagonal or q not in qubits:
+            builder.join(bra[q], ket[q])
+    if diagonal:
+        return builder.network(tuple(ket[q] for q in qubits))
+    return builder.network(tuple(ket[q] for q in qubits) + tuple(bra[q] for q in qubits))
 
 
 def matrix_network(num_qubits: int, operations: Sequence[Operation]) -> Network:

@@ -29,9 +29,10 @@ import numpy as np
 
 from ..operations.gates import CONSTANT_MATRICES, GATES
 
-__all__ = ["Leg", "Piece", "TensorForm", "tensor_form", "dense_form", "diagonal_form", "piece_entries"]
+__all__ = ["Leg", "Piece", "TensorForm", "tensor_form", "dense_form", "diagonal_form", "channel_form",
+           "piece_entries", "kraus_legs"]
 
-Leg = tuple[str, int]  # ("in", position) | ("out", position) | ("bond", index)
+Leg = tuple[str, int]  # ("in", position) | ("out", position) | ("bond", index) | ("kraus", index)
 
 #: Gates that are a permutation of their wires times a diagonal: wire ``i`` leaves carrying the
 #: input wire ``permutation[i]``.
@@ -168,3 +169,34 @@ def tensor_form(gate: str, num_qubits: int) -> TensorForm:
     else:
         form = dense_form(num_qubits)
     return _drop_trivial(form, gate)
+
+
+def kraus_legs(num_kraus: int) -> int:
+    """Legs of size 2 that index ``num_kraus`` Kraus operators (the set padded with zero operators
+    to a power of two)."""
+    return (num_kraus - 1).bit_length()
+
+
+@functools.lru_cache(maxsize=None)
+def channel_form(num_qubits: int, num_kraus: int, diagonal: bool) -> TensorForm:
+    """The form of a channel on one side (ket or bra) of a density-matrix network.
+
+    One piece: the stacked Kraus operators, legs ``("kraus", b)`` (the Kraus index, shared with
+    the other side's piece: ``sum_a K_a rho K_a^dagger``) then the operator's legs, diagonal legs
+    when every Kraus operator is diagonal. Its values are the padded stack ``(2^m, 2^k, 2^k)``
+    flattened, times ``extraction``.
+
+    Examples
+    --------
+    >>> [piece.legs for piece in channel_form(1, 4, False).pieces]
+    [(('kraus', 0), ('kraus', 1), ('out', 0), ('in', 0))]
+    >>> channel_form(1, 2, True).outputs
+    (('in', 0),)
+    """
+    k, m = num_qubits, kraus_legs(num_kraus)
+    base = diagonal_form(k) if diagonal else dense_form(k)
+    legs = tuple(("kraus", b) for b in range(m)) + base.pieces[0].legs
+    extraction = None
+    if base.pieces[0].extraction is not None:
+        extraction = np.kron(np.eye(2 ** m), base.pieces[0].extraction)
+    return TensorForm(base.outputs, (Piece(legs, extraction),))

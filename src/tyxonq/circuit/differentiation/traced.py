@@ -14,6 +14,7 @@ numbers returns a Dual whose gradient is ``sum_k dE/dθ_k · dθ_k/dparams``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -34,9 +35,8 @@ _FOUR_TERM = ((math.sqrt(2) + 1) / (4 * math.sqrt(2)), (math.sqrt(2) - 1) / (4 *
 
 def plain_operations(operations: list[Operation]) -> list[Operation]:
     """The operations with every traced angle replaced by its value."""
-    return [Operation(op.gate, op.qubits,
-                      tuple(p.value if isinstance(p, Dual) else p for p in op.params), op.dagger)
-            for op in operations]
+    return [replace(op, params=tuple(p.value if isinstance(p, Dual) else p for p in op.params))
+            if op.params else op for op in operations]
 
 
 def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
@@ -106,9 +106,10 @@ _SWEEP_HINT = ("Gradients of local expectations (expectation, expectation_ps, a 
 def uses_contraction(K: Any, plain: Any, requests: list) -> bool:
     """Whether reverse mode through the contractions is chosen over the adjoint sweep: it is
     cheaper by the cost model (flops + 64 x writes: three contractions' worth against three
-    passes over the state per fused block), or the sweep's three state vectors do not fit."""
+    passes over the state per fused block), the sweep's three state vectors do not fit, or there
+    is no state vector to sweep (a density matrix)."""
     n = plain.num_qubits
-    if 3 * 2 ** n * 16 > K.available_memory():
+    if not plain._has_state_vector() or 3 * 2 ** n * 16 > K.available_memory():
         return True
     blocks = len(sweep_program(n, plain._operations, K.capabilities.max_ndim).blocks) if n <= 24 \
         else len(plain._operations)
@@ -145,7 +146,7 @@ def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> lis
             params = list(op.params)
             params[j] = params[j] + delta
             changed = list(operations)
-            changed[k] = Operation(op.gate, op.qubits, tuple(params), op.dagger)
+            changed[k] = replace(op, params=tuple(params))
             return float(K.to_numpy(evaluate(plain._with_operations(changed))))
 
         half = math.pi / 2

@@ -21,6 +21,8 @@ def _format_param(value: object) -> str:
 
 
 def _labels(operation: Operation) -> dict[int, str]:
+    if operation.channel is not None:  # a channel: its name on every qubit, in braces
+        return {q: "{" + operation.channel.name + "}" for q in operation.qubits}
     spec = GATES[operation.gate]
     dagger = "†" if operation.dagger else ""
     params = "" if not spec.is_parametrised or operation.gate == "unitary" else (

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..differentiation.tracing import Dual
+from .gates import GATES
 
 __all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
            "matrix_values"]
@@ -21,6 +22,9 @@ UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "
 class Operation:
     """A gate on qubits with its parameters; ``dagger`` marks the adjoint (from ``inverse``).
 
+    A channel is one more kind of operation: ``gate`` is ``"channel"`` and ``channel`` holds the
+    :class:`~tyxonq.noise.channels.Channel` (its Kraus operators); it has no angles.
+
     ``structure`` is what a contraction plan depends on: everything but the parameter values.
     """
 
@@ -28,12 +32,33 @@ class Operation:
     qubits: tuple[int, ...]
     params: tuple[Any, ...] = ()
     dagger: bool = False
+    channel: Any = None
+
+    @property
+    def is_channel(self) -> bool:
+        return self.channel is not None
 
     @property
     def structure(self) -> tuple:
+        if self.channel is not None:
+            return (self.gate, self.qubits, self.channel.structure)
         return (self.gate, self.qubits, self.dagger)
 
+    @property
+    def diagonal_on(self) -> tuple[int, ...]:
+        """Positions of the qubits on which the operation is (block-)diagonal for every parameter
+        value (see :class:`~tyxonq.circuit.operations.gates.GateSpec`); every qubit of a channel
+        whose Kraus operators are all diagonal, none of a ``unitary``."""
+        if self.channel is not None:
+            return tuple(range(len(self.qubits))) if self.channel.diagonal else ()
+        if self.gate == "unitary":
+            return ()
+        return GATES[self.gate].diagonal_on
+
     def adjoint(self) -> Operation:
+        if self.channel is not None:
+            raise ValueError(f"a {self.channel.name} channel has no inverse: a noisy circuit cannot "
+                             "be inverted")
         return Operation(self.gate, self.qubits, self.params, not self.dagger)
 
 
