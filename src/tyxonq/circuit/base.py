@@ -61,6 +61,7 @@ class CircuitBase(GateMethods, ChannelMethods):
             raise ValueError(f"num_qubits={num_qubits!r} must be a positive int")
         self._num_qubits = int(num_qubits)
         self._operations: list[Operation] = []
+        self._channel_count = 0  # kept as operations are added: results check it on every call
 
     def _inputs_kind(self) -> bool | str:
         """How the networks start: ``False`` (``|0...0>``), ``True`` (an input state vector) or
@@ -75,7 +76,7 @@ class CircuitBase(GateMethods, ChannelMethods):
         return True
 
     def _is_noisy(self) -> bool:
-        return any(op.channel is not None for op in self._operations)
+        return self._channel_count > 0
 
     # -- structure ---------------------------------------------------------------------------
     @property
@@ -114,6 +115,7 @@ class CircuitBase(GateMethods, ChannelMethods):
             raise ValueError(f"{channel.name} acts on {channel.num_qubits} qubit(s); got "
                              f"{len(qubits)}: {qubits}")
         self._operations.append(Operation("channel", qubits, channel=channel))
+        self._channel_count += 1
         return self
 
     def _with_operations(self, operations: list[Operation]) -> CircuitBase:
@@ -121,6 +123,7 @@ class CircuitBase(GateMethods, ChannelMethods):
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = list(operations)
+        duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
         return duplicate
 
     def _is_traced(self) -> bool:

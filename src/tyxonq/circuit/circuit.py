@@ -63,8 +63,8 @@ class Circuit(CircuitBase):
         self._inputs = None if inputs is None else self._validated_inputs(inputs)
 
     def _check_exact(self, what: str) -> None:
-        noisy = [op.channel.name for op in self._operations if op.channel is not None]
-        if noisy:
+        if self._is_noisy():
+            noisy = [op.channel.name for op in self._operations if op.channel is not None]
             raise NoisyCircuitError(
                 f"{what}: this circuit holds {len(noisy)} channel(s) ({', '.join(sorted(set(noisy)))}), "
                 "so its state is mixed and a pure-state result would be wrong. Use "

@@ -72,8 +72,7 @@ class DMCircuit(CircuitBase):
         """
         result = cls(circuit.num_qubits)
         result._inputs = circuit._inputs
-        result._operations = list(circuit._operations)
-        return result
+        return result._with_operations(circuit._operations)
 
     def _validated_inputs(self, inputs: Any) -> tuple[Any, bool]:
         K = get_backend()
