@@ -390,3 +390,44 @@ def test_autograd_through_noisy_circuits_reaches_angles_and_channel_parameters(b
         expected = _finite_differences(lambda q: float(noisy_energy(x, q[0], hamiltonian)), np.array([p]))
         assert abs(float(K.to_numpy(noise)) - expected[0]) < 1e-8
         assert abs(float(K.to_numpy(value)) - float(noisy_energy(x, p, hamiltonian))) < 1e-12
+
+
+# -- trajectories -------------------------------------------------------------------------------
+def noisy_pure_circuit(n: int, p: float) -> tq.Circuit:
+    operations = brickwork(n, 3, p)
+    c = tq.Circuit(n)
+    for kind, name, qubits, params in operations:
+        if kind == "gate":
+            getattr(c, name)(*qubits, *params)
+        else:
+            c.depolarizing(*qubits, p=params["p"])
+    return c.amplitude_damping(0, gamma=0.3).phase_damping(n - 1, gamma=0.2).reset(1).h(1)
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+def test_trajectories_agree_with_the_density_matrix_within_four_standard_errors(backend_name):
+    K = make_backend(backend_name)
+    n = 5
+    hamiltonian = tq.hamiltonians.tfim(n)
+    with tq.use_backend(K):
+        c = noisy_pure_circuit(n, 0.08)
+        exact = float(K.to_numpy(c.to_density_matrix().expectation(hamiltonian)))
+        mean, error = tq.noise.trajectory_expectation(c, hamiltonian, 3000, seed=5)
+        assert abs(mean - exact) < 4 * error, (mean, exact, error)
+        assert 0 < error < 0.1
+        again = tq.noise.trajectory_expectation(c, hamiltonian, 3000, seed=5)
+        assert again == (mean, error)
+        local = [(np.diag([1.0, -1.0]), [2]), (X, [3])]
+        exact_local = float(K.to_numpy(c.to_density_matrix().expectation(*local)))
+        mean, error = tq.noise.trajectory_expectation(c, local, 3000, seed=6)
+        assert abs(mean - exact_local) < 4 * error
+
+
+def test_trajectories_reject_bad_arguments():
+    c = tq.Circuit(2).h(0).bit_flip(0, p=0.1)
+    with pytest.raises(ValueError, match="trajectories=1 must be an int >= 2"):
+        tq.noise.trajectory_expectation(c, tq.PauliSum([(1.0, "ZI")]), 1)
+    with pytest.raises(ValueError, match="acts on 3 qubits"):
+        tq.noise.trajectory_expectation(c, tq.PauliSum([(1.0, "ZII")]), 10)
+    with pytest.raises(ValueError, match="input is a density matrix"):
+        tq.noise.trajectory_expectation(tq.DMCircuit(1, inputs=np.eye(2) / 2), [(Z, [0])], 10)

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from . import channels
+from .trajectories import trajectory_expectation
 
-__all__ = ["channels"]
+__all__ = ["channels", "trajectory_expectation"]

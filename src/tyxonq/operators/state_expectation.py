@@ -16,16 +16,17 @@ __all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum"]
 
 
 def _axis_view(K: Any, vector: Any, n: int, qubit: int) -> Any:
-    return K.reshape(vector, (2 ** qubit, 2, 2 ** (n - qubit - 1)))
+    """``(rows, 2, 2^(n-qubit-1))``: any leading batch of states folds into the rows."""
+    return K.reshape(vector, (-1, 2, 2 ** (n - qubit - 1)))
 
 
 def _flipped(K: Any, vector: Any, n: int, qubit: int) -> Any:
     view = _axis_view(K, vector, n, qubit)
-    return K.reshape(K.concatenate([view[:, 1:2, :], view[:, 0:1, :]], axis=1), (2 ** n,))
+    return K.reshape(K.concatenate([view[:, 1:2, :], view[:, 0:1, :]], axis=1), K.shape(vector))
 
 
 def _scaled(K: Any, vector: Any, n: int, qubit: int, factors: Any) -> Any:
-    return K.reshape(_axis_view(K, vector, n, qubit) * factors, (2 ** n,))
+    return K.reshape(_axis_view(K, vector, n, qubit) * factors, K.shape(vector))
 
 
 def _factors(K: Any, values: list[complex], dtype: Any) -> Any:
@@ -117,6 +118,7 @@ def _flip(K: Any, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
 def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
     """``H|state>`` for a PauliSum ``H``: one product with a cached diagonal and one flip per group
     of terms with the same X/Y positions (up to :data:`GROUPED_QUBITS` qubits), else term by term.
+    ``state`` may be a stack of states, shape ``(batch, 2^n)``.
     """
     n = hamiltonian.n_qubits
     if n > GROUPED_QUBITS:
