@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import circuit, gradients, noise, numerics, operators, optimize, templates
+from . import circuit, gradients, mitigation, noise, numerics, operators, optimize, templates
 from .circuit import (
     Circuit,
     DensityMatrixCircuit,
@@ -24,7 +24,7 @@ from .circuit import (
     use_contractor,
 )
 from .gradients import grad, value_and_grad
-from .noise import channels
+from .noise import NoiseModel, channels
 from .numerics import (
     ArrayBackend,
     backend_names,
@@ -50,6 +50,8 @@ __all__ = [
     "DensityMatrixCircuit",
     "noise",
     "channels",
+    "NoiseModel",
+    "mitigation",
     "PauliSum",
     "hamiltonians",
     "set_contractor",

@@ -16,7 +16,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..noise.readout import apply_readout_error, confusion_matrices
 from ..numerics import get_backend
+from ..operators.shots import shot_expectation, validated_shots
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
@@ -54,6 +56,9 @@ class CircuitBase(GateMethods, ChannelMethods):
     """
 
     _inputs: Any = None
+    #: per-qubit readout confusion matrices (``None`` entries: exact) applied to samples; set by
+    #: a noise model (:meth:`with_noise`)
+    _readout: list | None = None
 
     def __init__(self, num_qubits: int) -> None:
         if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
@@ -398,7 +403,8 @@ class CircuitBase(GateMethods, ChannelMethods):
             raise ValueError("expectation_ps needs at least one qubit in x, y or z")
         return self.expectation(*operators)
 
-    def sample(self, shots: int, seed: int | None = None, format: str = "counts") -> Any:
+    def sample(self, shots: int, seed: int | None = None, format: str = "counts",
+               readout_error: Any = None) -> Any:
         """Measure all qubits ``shots`` times.
 
         Parameters
@@ -409,31 +415,90 @@ class CircuitBase(GateMethods, ChannelMethods):
             Seed: the same seed gives the same samples.
         format : {"counts", "bitstrings", "indices"}
             A dict bitstring -> count, a list of bitstrings, or a backend array of basis indices.
+        readout_error : array or list of arrays, optional
+            Confusion matrix ``confusion[read, true]`` (columns sum to 1) for every qubit, or one
+            per qubit, applied to the sampled bits; by default the noise model's, if any.
 
         Examples
         --------
         >>> import tyxonq as tq
         >>> tq.Circuit(2).x(0).sample(5, seed=1)
         {'10': 5}
+        >>> tq.Circuit(1).sample(1000, seed=1, readout_error=[[0.9, 0.2], [0.1, 0.8]])["1"] / 1000
+        0.103
         """
-        if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots <= 0:
-            raise ValueError(f"shots={shots!r} must be a positive int")
+        shots = validated_shots(shots)
         if format not in SAMPLE_FORMATS:
             raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        n = self._num_qubits
+        confusions = (confusion_matrices(readout_error, n) if readout_error is not None
+                      else self._readout)
         K = get_backend()
         probabilities = K.cast(K.detach(self.probability()), "float64")
         if rehearsing():  # planned, not run: nothing to sample from
             return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
         probabilities = probabilities / K.sum(probabilities)
-        indices = K.choice(2 ** self._num_qubits, size=int(shots), p=probabilities, rng=K.rng(seed))
+        indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
+        if confusions is not None:  # read through the confusion matrices (a separate stream)
+            bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
+            bits = apply_readout_error(bits, confusions, np.random.default_rng(_readout_seed(seed)))
+            indices = K.asarray(bits @ (1 << np.arange(n - 1, -1, -1)), "int64")
         if format == "indices":
             return indices
-        width = self._num_qubits
         host = K.to_numpy(indices)
         if format == "bitstrings":
-            return [format_index(i, width) for i in host.tolist()]
+            return [format_index(i, n) for i in host.tolist()]
         values, counts = np.unique(host, return_counts=True)
-        return {format_index(v, width): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+        return {format_index(v, n): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+
+    def sample_expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (), z: Sequence[int] = (),
+                              shots: int = 1024, seed: int | None = None, readout_error: Any = None,
+                              return_std: bool = False) -> Any:
+        """A Pauli string's expectation estimated from ``shots`` measurements in its basis.
+
+        The measured qubits are rotated (X: H, Y: S^dagger H) and sampled from their marginal
+        distribution (only their light cone is contracted); readout error, if given or set by a
+        noise model, is applied to the sampled bits.
+
+        Returns
+        -------
+        float, or (float, float) with ``return_std``
+            The estimate (and its standard error).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(2).h(0).cx(0, 1)
+        >>> c.sample_expectation_ps(x=[0, 1], shots=100, seed=3)
+        1.0
+        """
+        letters: dict[int, str] = {}
+        for name, qubits in (("X", x), ("Y", y), ("Z", z)):
+            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
+            for q in validate_qubits(tuple(qubits), self._num_qubits, "sample_expectation_ps"):
+                if q in letters:
+                    raise ValueError(f"qubit {q} appears in more than one of x, y, z")
+                letters[q] = name
+        if not letters:
+            raise ValueError("sample_expectation_ps needs at least one qubit in x, y or z")
+        string = "".join(letters.get(q, "I") for q in range(self._num_qubits))
+        value, error = shot_expectation(self, [string], [1.0], validated_shots(shots),
+                                        np.random.default_rng(seed), readout_error)
+        return (value, error) if return_std else value
+
+    def with_noise(self, model: Any) -> Any:
+        """This circuit with a :class:`~tyxonq.NoiseModel` applied: a :class:`~tyxonq.DMCircuit`
+        with the model's channels after every matching gate and its readout errors on samples.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> model = tq.NoiseModel().add(tq.channels.depolarizing(0.1), gates="1q")
+        >>> noisy = tq.Circuit(1).h(0).with_noise(model)
+        >>> type(noisy).__name__, len(noisy.operations)
+        ('DMCircuit', 2)
+        """
+        return model.apply(self)
 
     def rehearse(self, result: str, *args: Any, **kwargs: Any) -> ContractionReport:
         """Plan a result without computing it: its width, flops, memory and planning time.
@@ -468,6 +533,11 @@ class CircuitBase(GateMethods, ChannelMethods):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_qubits={self._num_qubits}, operations={len(self._operations)})"
+
+
+def _readout_seed(seed: int | None) -> Any:
+    """The readout stream's seed: derived from ``seed``, independent of the sampling stream."""
+    return None if seed is None else np.random.SeedSequence([int(seed), 0x5EAD])
 
 
 def format_index(index: int, width: int) -> str:

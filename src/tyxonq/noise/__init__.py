@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import channels
+from .model import NoiseModel
 from .trajectories import trajectory_expectation
 
-__all__ = ["channels", "trajectory_expectation"]
+__all__ = ["channels", "NoiseModel", "trajectory_expectation"]

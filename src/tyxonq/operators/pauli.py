@@ -209,7 +209,9 @@ class PauliSum:
         return f"PauliSum({body}, n_qubits={self.n_qubits})"
 
     # -- expectation values ----------------------------------------------------------------
-    def expectation(self, circuit: Any, method: str = "auto", hermitian: bool = True) -> Any:
+    def expectation(self, circuit: Any, method: str = "auto", hermitian: bool = True,
+                    shots: int | None = None, seed: int | None = None, readout_error: Any = None,
+                    return_std: bool = False) -> Any:
         """``<psi|H|psi>`` for the state a circuit prepares, on the active backend.
 
         Parameters
@@ -223,6 +225,12 @@ class PauliSum:
             :data:`DENSE_QUBITS` qubits. A :class:`~tyxonq.DMCircuit` always contracts its terms.
         hermitian : bool
             Return the real part (complex coefficients raise); ``False`` returns the complex value.
+        shots : int, optional
+            Estimate from this many measurements per group of qubit-wise commuting terms (each
+            group measured once in its rotated basis) instead of exactly; ``seed`` seeds them,
+            ``readout_error`` (a confusion matrix ``[read, true]``, or one per qubit) misreads
+            the sampled bits (by default the circuit's noise model's), ``return_std`` also
+            returns the standard error.
 
         Examples
         --------
@@ -241,6 +249,14 @@ class PauliSum:
         if hermitian and not self.is_hermitian():
             raise ValueError("this PauliSum has complex coefficients: pass hermitian=False for "
                              "the complex value")
+        if shots is not None:
+            from .shots import shot_expectation, validated_shots
+
+            strings = [string for _, string in self]
+            coefficients = [coefficient for coefficient, _ in self]
+            value, error = shot_expectation(circuit, strings, coefficients, validated_shots(shots),
+                                            np.random.default_rng(seed), readout_error)
+            return (value, error) if return_std else value
         if method not in ("auto", "state", "lightcone"):
             raise ValueError(f"method={method!r} must be 'auto', 'state' or 'lightcone'")
         if method == "auto" or not hasattr(circuit, "dense_expectation"):
