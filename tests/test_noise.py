@@ -431,3 +431,21 @@ def test_trajectories_reject_bad_arguments():
         tq.noise.trajectory_expectation(c, tq.PauliSum([(1.0, "ZII")]), 10)
     with pytest.raises(ValueError, match="input is a density matrix"):
         tq.noise.trajectory_expectation(tq.DMCircuit(1, inputs=np.eye(2) / 2), [(Z, [0])], 10)
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+def test_single_precision_density_matrices(backend_name):
+    K = make_backend(backend_name, dtype="complex64")
+    operations = brickwork(3, 2, 0.1) + [("channel", "amplitude_damping", (1,),
+                                          {"gamma": 0.4, "excited_population": 0.2})]
+    with tq.use_backend(K):
+        rho = build(3, operations).state()
+        assert K.to_numpy(rho).dtype == np.complex64
+        close(K, rho, reference_density(3, operations), atol=1e-5)
+
+
+def test_dense_density_matrices_are_refused_before_allocation():
+    c = tq.DMCircuit(30).h(0).depolarizing(0, p=0.1)
+    with pytest.raises(MemoryError, match="light cone|Local results"):
+        c.state()
+    assert abs(float(c.expectation_ps(x=[0])) - (1 - 4 * 0.1 / 3)) < 1e-12
