@@ -61,8 +61,22 @@ def _prepared(K: Any, num_qubits: int, operations: Sequence[Operation]) -> list[
         else:
             stack = item.channel.stacked(K)
             products = K.einsum("aki,akj->aij", K.conj(stack), stack)
-            prepared.append(("channel", item.qubits, (stack, products)))
+            prepared.append(("channel", item.qubits, (stack, products, _fixed_weights(item.channel))))
     return prepared
+
+
+def _fixed_weights(channel: Any) -> np.ndarray | None:
+    """The branch probabilities of a mixture of unitaries (``K_a^dagger K_a = w_a I``: depolarising,
+    Pauli, bit and phase flips), which do not depend on the state; ``None`` otherwise."""
+    operators = channel.operators
+    if not isinstance(operators, np.ndarray):
+        return None
+    products = np.einsum("aki,akj->aij", operators.conj(), operators)
+    weights = np.real(np.einsum("aii->a", products)) / products.shape[1]
+    identity = np.eye(products.shape[1])
+    if np.allclose(products, weights[:, None, None] * identity, atol=1e-12):
+        return weights
+    return None
 
 
 def trajectory_states(K: Any, num_qubits: int, operations: Sequence[Operation], inputs: Any,
@@ -91,19 +105,24 @@ def _initial(K: Any, n: int, inputs: Any, count: int) -> Any:
     return K.ones((count, 1), K.dtype_of(inputs)) * K.reshape(inputs, (1, 2 ** n))
 
 
-def _branch(K: Any, states: Any, qubits: tuple[int, ...], stack: Any, products: Any, n: int,
-            count: int, rng: np.random.Generator) -> Any:
-    """Every trajectory through one channel: its branch drawn with probability ``||K_a psi||^2``."""
+def _branch(K: Any, states: Any, qubits: tuple[int, ...], stack: Any, products: Any,
+            fixed_weights: np.ndarray | None, n: int, count: int, rng: np.random.Generator) -> Any:
+    """Every trajectory through one channel: its branch drawn with probability ``||K_a psi||^2``
+    (``fixed_weights``, when the channel is a mixture of unitaries)."""
     d, max_ndim = 2 ** len(qubits), K.capabilities.max_ndim
     legs = (-1,) + tuple(range(n))
     front = (-1,) + tuple(qubits) + tuple(q for q in range(n) if q not in qubits)
     sizes = {leg: 2 for leg in range(n)} | {-1: count}
     moved = K.reshape(permute(K, states, permutation_moves(legs, front, sizes, max_ndim)), (count, d, -1))
     rows = [moved[:, i, :] for i in range(d)]  # (count, rest) each; d is 2 or 4: no batched matmul
-    conjugated = [K.conj(row) for row in rows]
-    reduced = K.reshape(K.stack([K.sum(rows[i] * conjugated[j], axis=1) for i in range(d) for j in range(d)],
-                                axis=1), (count, d, d))
-    weights = np.clip(np.asarray(K.to_numpy(K.real(K.einsum("aji,tij->ta", products, reduced)))), 0.0, None)
+    if fixed_weights is not None:
+        weights = np.broadcast_to(fixed_weights, (count, len(fixed_weights)))
+    else:
+        conjugated = [K.conj(row) for row in rows]
+        reduced = K.reshape(K.stack([K.sum(rows[i] * conjugated[j], axis=1)
+                                     for i in range(d) for j in range(d)], axis=1), (count, d, d))
+        weights = np.clip(np.asarray(K.to_numpy(K.real(K.einsum("aji,tij->ta", products, reduced)))),
+                          0.0, None)
     cumulative = np.cumsum(weights, axis=1)
     drawn = rng.random(count) * cumulative[:, -1]
     choice = np.minimum((cumulative < drawn[:, None]).sum(axis=1), weights.shape[1] - 1)
