@@ -60,6 +60,7 @@ ENGINES = {e.name: e for e in (
     Engine("qiskit-aer", "peers.qiskit_aer", None, ("qiskit", "qiskit_aer"), ("qiskit", "qiskit-aer")),
     Engine("lightning", "peers.lightning", None, ("pennylane", "pennylane_lightning"),
            ("pennylane", "pennylane-lightning")),
+    Engine("pennylane-mixed", "peers.pennylane_mixed", None, ("pennylane",), ("pennylane",)),
     Engine("tc-numpy", "peers.tensorcircuit", "numpy", ("tensorcircuit", "cotengra"),
            ("tensorcircuit-ng", "numpy") + PATH_FINDING),
     Engine("tc-pytorch", "peers.tensorcircuit", "pytorch", ("tensorcircuit", "cotengra", "torch"),
@@ -71,7 +72,8 @@ ENGINES = {e.name: e for e in (
 
 #: short names accepted by --engines
 ALIASES = {"numpy": "tyxonq-numpy", "pytorch": "tyxonq-pytorch", "torch": "tyxonq-pytorch",
-           "jax": "tyxonq-jax", "tyxonq": "tyxonq-numpy", "aer": "qiskit-aer", "pennylane": "lightning"}
+           "jax": "tyxonq-jax", "tyxonq": "tyxonq-numpy", "aer": "qiskit-aer", "pennylane": "lightning",
+           "mixed": "pennylane-mixed"}
 
 
 def resolve(names: list[str] | None) -> list[Engine]:

@@ -6,7 +6,10 @@ textbook update (:mod:`adam`). Wide shallow circuits (brickwork) are checked wit
 ``<Z>`` and the TFIM energy and gradient term by term by dense simulations of light-cone windows,
 ``<0...0|psi>`` by an exact (untruncated) matrix-product state. The 100-node QAOA energies contract
 each term's light cone as one plain einsum of the gate matrices (opt_einsum), their gradients are
-fourth-order central differences. :func:`expected` gives each workload's result in the canonical
+fourth-order central differences. The noisy rows are dense density matrices (``rho`` as a
+``2n``-qubit vector, a gate ``U`` on the row qubits and ``conj(U)`` on the column qubits, each
+depolarising channel its superoperator), their gradients central differences too, and the noisy
+brickwork's ``<Z>`` a light-cone window. :func:`expected` gives each workload's result in the canonical
 form the engines' results are converted to; :func:`deviation` compares the two.
 """
 
@@ -19,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 from adam import Adam
-from specs import ENERGY_ONLY, LIGHT_CONE_QAOA, Gate, Spec
+from specs import ENERGY_ONLY, LIGHT_CONE_QAOA, NOISY, Gate, Spec
 
 _PAULI = {
     "I": np.eye(2, dtype=complex),
@@ -283,6 +286,107 @@ def mps_amplitude(gates: Sequence[Gate], params: np.ndarray, n: int) -> complex:
     return complex(amplitude[0, 0])
 
 
+# -- density matrices ------------------------------------------------------------------------
+def superoperator(kraus: Sequence[np.ndarray]) -> np.ndarray:
+    """``Σ_a K_a ⊗ conj(K_a)``: the channel on the pair (row qubit, column qubit) of a vectorised
+    ``rho`` (``rho[i, j]`` at index ``i * 2^n + j``)."""
+    return sum(np.kron(k, k.conj()) for k in kraus)
+
+
+def depolarizing_superoperator(p: float) -> np.ndarray:
+    """``rho -> (1 - p) rho + p/3 (X rho X + Y rho Y + Z rho Z)`` as a 4x4 superoperator."""
+    kraus = [np.sqrt(1 - p) * _PAULI["I"]] + [np.sqrt(p / 3) * _PAULI[a] for a in "XYZ"]
+    return superoperator(kraus)
+
+
+def simulate_density(gates: Sequence[Gate], params: np.ndarray, n: int, noise: float) -> np.ndarray:
+    """The ``2^n x 2^n`` density matrix (qubit 0 most significant for rows and columns) the noisy
+    circuit makes from ``|0...0><0...0|``: ``rho`` is a ``2n``-qubit vector (rows: qubits ``0..n-1``,
+    columns: ``n..2n-1``); a gate ``U`` on ``Q`` is ``U`` on ``Q`` and ``conj(U)`` on ``Q + n``; after
+    it, the depolarising superoperator on ``(q, q + n)`` for each of its qubits. One-qubit
+    superoperators on the same pair (a rotation ``U ⊗ conj(U)`` and the channels around it) are
+    multiplied into one 4x4 matrix before they are applied, as :func:`simulate` does."""
+    rho = np.zeros(4 ** n, dtype=complex)
+    rho[0] = 1
+    channel = depolarizing_superoperator(noise)
+    pending: dict[int, np.ndarray] = {}
+
+    def push(q: int, matrix: np.ndarray) -> None:
+        pending[q] = matrix @ pending[q] if q in pending else matrix
+
+    def flush(qubits: Sequence[int]) -> None:
+        nonlocal rho
+        for q in qubits:
+            if q in pending:
+                rho = apply(rho, pending.pop(q), (q, q + n), 2 * n)
+
+    for gate in gates:
+        matrix = gate_matrix(gate, params)
+        if len(gate.qubits) == 1:
+            push(gate.qubits[0], np.kron(matrix, matrix.conj()))
+        else:
+            flush(gate.qubits)
+            rho = apply(rho, matrix, gate.qubits, 2 * n)
+            rho = apply(rho, matrix.conj(), [q + n for q in gate.qubits], 2 * n)
+        for q in gate.qubits:
+            push(q, channel)
+    flush(list(pending))
+    return rho.reshape(2 ** n, 2 ** n)
+
+
+def pauli_trace(rho: np.ndarray, pauli: str) -> float:
+    """``Re Tr(P rho)`` of a Pauli string (letter q on qubit q): ``P|j> = phase(j) |j ^ x>``, so
+    ``Tr(P rho) = Σ_j phase(j) rho[j, j ^ x]``."""
+    n = len(pauli)
+    index = np.arange(2 ** n)
+    flip, phase = 0, np.ones(2 ** n, dtype=complex)
+    for q, letter in enumerate(pauli):
+        bit = (index >> (n - 1 - q)) & 1
+        if letter in "XY":
+            flip |= 1 << (n - 1 - q)
+        if letter == "Y":
+            phase = phase * 1j * (1 - 2 * bit)
+        elif letter == "Z":
+            phase = phase * (1 - 2 * bit)
+    return float(np.sum(phase * rho[index, index ^ flip]).real)
+
+
+def noisy_energy(spec: Spec, params: np.ndarray) -> float:
+    """``Tr(H rho(params))`` of the noisy circuit."""
+    rho = simulate_density(spec.gates, params, spec.n, spec.noise)
+    return sum(coefficient * pauli_trace(rho, pauli) for coefficient, pauli in spec.hamiltonian)
+
+
+def noisy_window(spec: Spec) -> tuple[int, int]:
+    """The qubits ``low..high`` = ``observed - layers - 1 .. observed + layers`` (cut to the
+    register) that hold the backward light cone of ``Z_observed`` in a nearest-neighbour brickwork
+    of ``spec.layers`` layers (each widens it by at most one qubit per side; one spare on the left).
+    A gate that leaves the window touches a qubit outside the cone, so it is outside the cone too,
+    and the channels after it are trace preserving: dropping both leaves ``<Z_observed>`` exact."""
+    return max(0, spec.observed - spec.layers - 1), min(spec.n - 1, spec.observed + spec.layers)
+
+
+def noisy_local_z(spec: Spec, bounds: tuple[int, int] | None = None) -> float:
+    """``<Z_observed>`` of the noisy brickwork from a dense density matrix of the window
+    :func:`noisy_window` (``bounds``: another window, e.g. the whole register to check it)."""
+    low, high = bounds if bounds is not None else noisy_window(spec)
+    size = high - low + 1
+    rho = simulate_density(window(spec.gates, low, high), spec.params, size, spec.noise)
+    return pauli_trace(rho, "".join("Z" if q == spec.observed else "I" for q in range(low, high + 1)))
+
+
+def noisy(spec: Spec) -> tuple[Any, ...]:
+    """The noisy rows: energy; energy and its central differences; density matrix; ``<Z>``."""
+    if spec.workload == "noisy_energy":
+        return (noisy_energy(spec, spec.params),)
+    if spec.workload == "noisy_energy_gradient":
+        energy = lambda params: noisy_energy(spec, params)  # noqa: E731
+        return energy(spec.params), central_differences(energy, spec.params)
+    if spec.workload == "noisy_density_matrix":
+        return (simulate_density(spec.gates, spec.params, spec.n, spec.noise),)
+    return (noisy_local_z(spec),)
+
+
 def compute(spec: Spec) -> tuple[Any, ...]:
     """The expected result of ``spec`` in canonical form (NaN: not checked)."""
     if spec.workload == "statevector":
@@ -301,6 +405,8 @@ def compute(spec: Spec) -> tuple[Any, ...]:
         return windowed_energy_and_gradient(spec)
     if spec.workload == "shallow_amplitude":
         return (mps_amplitude(spec.gates, spec.params, spec.n),)
+    if spec.workload in NOISY:
+        return noisy(spec)
     raise ValueError(f"no reference for workload {spec.workload!r}")
 
 

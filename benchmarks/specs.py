@@ -9,7 +9,10 @@ Conventions (every engine follows them; the reference defines them):
 - qubit 0 is the most significant bit of a state index (tyxonq, pennylane, tensorcircuit, quimb);
 - ``rx/ry/rz(θ) = exp(-iθP/2)``, ``rzz(θ) = exp(-iθ Z⊗Z/2)``, ``cx(control, target)``, ``cz``, ``h``;
 - a gate's angle is ``scale * params[param]`` (``param`` None: a fixed gate);
-- a Hamiltonian is a tuple of ``(coefficient, pauli_string)`` with letter ``q`` acting on qubit ``q``.
+- a Hamiltonian is a tuple of ``(coefficient, pauli_string)`` with letter ``q`` acting on qubit ``q``;
+- noisy workloads (``Spec.noise`` = p > 0): after every gate, the one-qubit depolarising channel
+  ``rho -> (1 - p) rho + p/3 (X rho X + Y rho Y + Z rho Z)`` on each qubit the gate acts on, in the
+  gate's qubit order (a CX: control, then target).
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ ENERGY_ONLY = tuple(name for name in LIGHT_CONE_QAOA if name.startswith("qaoa_en
 #: workloads evaluated term by term on light cones (the peers' path search is lighter for them)
 LIGHT_CONE = (*LIGHT_CONE_QAOA, "tfim_brickwork_gradient")
 
+#: the rows simulated as density matrices, with a depolarising channel after every gate
+NOISY = ("noisy_energy", "noisy_energy_gradient", "noisy_density_matrix", "noisy_brickwork_local")
+#: the depolarising probability of those rows (one channel per qubit of each gate)
+NOISE = 0.01
+
 #: workload name -> one-line description (the order is the suite's order)
 WORKLOADS = {
     "statevector": "state of a 10-layer RX·RZ + CNOT-ladder circuit",
@@ -45,10 +53,14 @@ WORKLOADS = {
     "qaoa_gradient_p2": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 2 (light cones)",
     "qaoa_gradient_p3": "QAOA MaxCut energy + gradient, random 3-regular graph, p = 3 (light cones)",
     "tfim_brickwork_gradient": "TFIM energy + gradient, depth-4 RY + CZ brickwork (light cones)",
+    "noisy_energy": "TFIM energy of the 4-layer ansatz, depolarising p = 0.01 after every gate",
+    "noisy_energy_gradient": "the same noisy TFIM energy + full gradient",
+    "noisy_density_matrix": "density matrix of the noisy 4-layer ansatz",
+    "noisy_brickwork_local": "<Z_middle> of a depth-4 RY + CZ brickwork, depolarising after every gate",
 }
 #: workloads whose result is the energy and its gradient at ``params``
 GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if w not in ENERGY_ONLY),
-             "tfim_brickwork_gradient")
+             "tfim_brickwork_gradient", "noisy_energy_gradient")
 
 #: full and --quick sizes (qubits) per workload
 SIZES = {
@@ -60,6 +72,10 @@ SIZES = {
     "brickwork_local": ((50,), (24,)),
     **{name: ((100,), (12,)) for name in LIGHT_CONE_QAOA},
     "tfim_brickwork_gradient": ((50,), (12,)),
+    "noisy_energy": ((10,), (6,)),
+    "noisy_energy_gradient": ((10,), (6,)),
+    "noisy_density_matrix": ((12,), (6,)),
+    "noisy_brickwork_local": ((40,), (12,)),
 }
 
 #: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
@@ -111,7 +127,9 @@ class Spec:
     edges : tuple of (int, int, float)
         QAOA graph edges with weights.
     observed : int
-        Qubit of ``<Z>`` (``brickwork_local``).
+        Qubit of ``<Z>`` (``brickwork_local``, ``noisy_brickwork_local``).
+    noise : float
+        Depolarising probability p after every gate, on each of its qubits (0: a pure state).
     """
 
     workload: str
@@ -124,6 +142,7 @@ class Spec:
     layers: int = 0
     edges: tuple[tuple[int, int, float], ...] = ()
     observed: int = 0
+    noise: float = 0.0
 
     @property
     def num_params(self) -> int:
@@ -220,10 +239,11 @@ def make_spec(workload: str, n: int) -> Spec:
     if workload == "statevector":
         return Spec(workload, n, tuple(rotation_ladder(n, LADDER_LAYERS)),
                     _uniform(0, 2 * np.pi, (2 * n * LADDER_LAYERS,)), layers=LADDER_LAYERS)
-    if workload in ("energy_gradient", "adam_vqe_100", "batched_energies_64"):
+    if workload in ("energy_gradient", "adam_vqe_100", "batched_energies_64", "noisy_energy",
+                    "noisy_energy_gradient", "noisy_density_matrix"):
         gates = tuple(hardware_efficient(n, ANSATZ_LAYERS))
         size = ansatz_size(n)
-        if workload == "energy_gradient":
+        if workload in ("energy_gradient", "noisy_energy", "noisy_energy_gradient", "noisy_density_matrix"):
             params = _uniform(-np.pi, np.pi, (size,))
         elif workload == "adam_vqe_100":
             params = 0.1 * _uniform(-np.pi, np.pi, (size,))
@@ -231,7 +251,8 @@ def make_spec(workload: str, n: int) -> Spec:
             params = _uniform(-np.pi, np.pi, (BATCH, size))
         return Spec(workload, n, gates, params, tfim(n), layers=ANSATZ_LAYERS,
                     steps=ADAM_STEPS if workload == "adam_vqe_100" else 0,
-                    learning_rate=LEARNING_RATE if workload == "adam_vqe_100" else 0.0)
+                    learning_rate=LEARNING_RATE if workload == "adam_vqe_100" else 0.0,
+                    noise=NOISE if workload in NOISY else 0.0)
     if workload == "qaoa_gradient" or workload in LIGHT_CONE_QAOA:
         p = LIGHT_CONE_QAOA.get(workload, QAOA_LAYERS)
         edges = regular_graph_edges(n)
@@ -243,6 +264,10 @@ def make_spec(workload: str, n: int) -> Spec:
     if workload == "tfim_brickwork_gradient":
         return Spec(workload, n, tuple(brickwork(n, TFIM_BRICKWORK_DEPTH)),
                     _uniform(0, np.pi, (n * TFIM_BRICKWORK_DEPTH,)), tfim(n), layers=TFIM_BRICKWORK_DEPTH)
+    if workload == "noisy_brickwork_local":
+        return Spec(workload, n, tuple(brickwork(n, TFIM_BRICKWORK_DEPTH)),
+                    _uniform(0, np.pi, (n * TFIM_BRICKWORK_DEPTH,)), layers=TFIM_BRICKWORK_DEPTH,
+                    observed=n // 2, noise=NOISE)
     if workload == "shallow_amplitude":
         return Spec(workload, n, tuple(brickwork(n, SHALLOW_DEPTH)), _uniform(0, np.pi, (n * SHALLOW_DEPTH,)),
                     layers=SHALLOW_DEPTH)

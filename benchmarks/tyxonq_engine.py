@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, Spec
+from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, NOISY, Spec
 from specs import WORKLOADS as SUITE
 
 WORKLOADS = (*SUITE, "shallow_amplitude")
@@ -36,12 +36,31 @@ def _qaoa(spec: Spec) -> tuple[Callable[[Any], Any], Any]:
     return (lambda params: tq.templates.qaoa(graph, params[:p], params[p:])), tq.hamiltonians.maxcut(graph)
 
 
+def noisy_circuit(spec: Spec, params: Any) -> Any:
+    """The spec's gates on a ``tq.DMCircuit``, each followed by ``depolarizing(q, p=spec.noise)``
+    on each of its qubits (in its qubit order)."""
+    import tyxonq as tq
+
+    circuit = tq.DMCircuit(spec.n)
+    for gate in spec.gates:
+        if gate.param is None:
+            getattr(circuit, gate.name)(*gate.qubits)
+        else:
+            getattr(circuit, gate.name)(*gate.qubits, theta=gate.scale * params[gate.param])
+        for q in gate.qubits:
+            circuit.depolarizing(q, p=spec.noise)
+    return circuit
+
+
 def ansatz(spec: Spec) -> tuple[Callable[[Any], Any], Any]:
     """The circuit as a function of the angles and the Hamiltonian of an energy workload: the TFIM
     ansatz, QAOA, or the TFIM brickwork (whose ``expectation`` contracts term by term on light cones
-    above 20 qubits, as it does for the 100-node QAOA)."""
+    above 20 qubits, as it does for the 100-node QAOA); for the noisy rows the noisy DMCircuit
+    (:func:`noisy_circuit`) and the TFIM."""
     import tyxonq as tq
 
+    if spec.workload in NOISY:
+        return (lambda params: noisy_circuit(spec, params)), tq.hamiltonians.tfim(spec.n)
     if spec.workload in ("energy_gradient", "adam_vqe_100", "batched_energies_64"):
         return (lambda params: tq.templates.hardware_efficient(spec.n, params, spec.layers, ANSATZ_ROTATIONS),
                 tq.hamiltonians.tfim(spec.n))
@@ -98,7 +117,7 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
         value_and_grad = compiled(tq.value_and_grad(_energy(spec)))
         params = K.asarray(spec.params)
         return (lambda: value_and_grad(params)), (lambda r: (float(numpy(r[0])), numpy(r[1])))
-    if spec.workload in ENERGY_ONLY:
+    if spec.workload in ENERGY_ONLY or spec.workload == "noisy_energy":
         make, hamiltonian = ansatz(spec)
         run = _fixed_circuit(K, compiled, make, lambda c: c.expectation(hamiltonian), spec.params)
         return run, lambda r: float(numpy(r))
@@ -123,4 +142,11 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
         run = _fixed_circuit(K, compiled, brickwork, lambda c: (
             c.amplitude(zeros), c.expectation_ps(z=[spec.observed])), spec.params)
         return run, lambda r: (complex(numpy(r[0])), float(numpy(r[1])))
+    if spec.workload == "noisy_density_matrix":
+        make = lambda angles: noisy_circuit(spec, angles)  # noqa: E731
+        return _fixed_circuit(K, compiled, make, lambda c: c.state(), spec.params), numpy
+    if spec.workload == "noisy_brickwork_local":
+        make = lambda angles: noisy_circuit(spec, angles)  # noqa: E731
+        run = _fixed_circuit(K, compiled, make, lambda c: c.expectation_ps(z=[spec.observed]), spec.params)
+        return run, lambda r: float(numpy(r))
     raise ValueError(f"tyxonq has no workload {spec.workload!r}")

@@ -6,6 +6,13 @@
   ``Observable``; gradients by ``backprop`` (qulacs' adjoint method); 100 Adam steps by the shared
   update; the 64 energies in a loop (qulacs has no batch API).
 - brickwork 50 qubits: n/a (a 2^50 state vector).
+- noisy rows: the fixed circuit with ``qulacs.gate.DepolarizingNoise(q, p)`` after every gate on each
+  of its qubits (qulacs applies X, Y or Z with probability p/3 each: our convention; on a
+  ``DensityMatrix`` the mixture is exact), applied to a ``DensityMatrix``; the energy by the
+  ``Observable``, the state by ``get_matrix()``. Not merged by ``QuantumCircuitOptimizer``: it
+  takes a probabilistic gate's matrix to be the identity (it warns so), and the merged circuit's
+  density matrix is off by 1e-2. The noisy gradient: n/a (``backprop`` is for
+  state vectors); the 40-qubit noisy brickwork: n/a (a 2^40 x 2^40 density matrix).
 
 qulacs counts qubit 0 as the least significant bit: our qubit q is its ``n-1-q``, so its vector is
 in our order. Its parametric rotations are ``exp(+iθP/2)``: they get ``-angle``.
@@ -20,7 +27,8 @@ from specs import Spec
 
 from peers.common import adam_loop, chain_rule, reversed_qubit
 
-SUPPORTED = ("statevector", "energy_gradient", "adam_vqe_100", "batched_energies_64", "qaoa_gradient")
+SUPPORTED = ("statevector", "energy_gradient", "adam_vqe_100", "batched_energies_64", "qaoa_gradient",
+             "noisy_energy", "noisy_density_matrix")
 _AXIS = {"rx": "X", "ry": "Y", "rz": "Z"}
 
 
@@ -29,7 +37,10 @@ def supports(workload: str, option: str | None) -> bool:
 
 
 def _fixed_circuit(spec: Spec) -> Any:
+    """The spec's circuit at its angles; with ``spec.noise``, ``DepolarizingNoise(q, p)`` after
+    every gate on each of its qubits."""
     from qulacs import QuantumCircuit
+    from qulacs.gate import DepolarizingNoise
 
     circuit = QuantumCircuit(spec.n)
     for gate in spec.gates:
@@ -39,6 +50,9 @@ def _fixed_circuit(spec: Spec) -> Any:
             getattr(circuit, f"add_Rot{_AXIS[gate.name]}_gate")(qubits[0], angle)
         else:
             _add_fixed(circuit, gate.name, qubits)
+        if spec.noise:
+            for qubit in qubits:
+                circuit.add_gate(DepolarizingNoise(qubit, spec.noise))
     return circuit
 
 
@@ -107,6 +121,19 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
             return state.get_vector()
 
         return state_vector, lambda r: r
+    if spec.workload in ("noisy_energy", "noisy_density_matrix"):
+        from qulacs import DensityMatrix
+
+        circuit, observable = _fixed_circuit(spec), _observable(spec)
+
+        def noisy() -> Any:
+            rho = DensityMatrix(spec.n)
+            circuit.update_quantum_state(rho)
+            if spec.workload == "noisy_energy":
+                return observable.get_expectation_value(rho)
+            return rho.get_matrix()
+
+        return noisy, (float if spec.workload == "noisy_energy" else np.asarray)
     energy, value_and_grad = _energy_functions(spec)
     if spec.workload in ("energy_gradient", "qaoa_gradient"):
         return (lambda: value_and_grad(spec.params)), lambda r: r

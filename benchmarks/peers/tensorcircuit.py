@@ -16,6 +16,23 @@ preprocessing=True)``, the ``"cotengra"`` preset of tensorcircuit without a proc
   numpy has no autodiff: n/a. Adam: ``torch.optim.Adam`` on pytorch, the shared update inside one
   jitted step on jax. The 64 energies: ``K.vmap`` (``K.jit`` on jax; a loop on numpy).
 
+- noisy rows: a ``tc.DMCircuit`` with ``depolarizing(q, px=p/3, py=p/3, pz=p/3)`` after every gate
+  on each of its qubits (tensorcircuit's Kraus operators ``sqrt(1 - px - py - pz) I, sqrt(px) X,
+  sqrt(py) Y, sqrt(pz) Z``: our p split evenly). The energy is ``Σ c expectation_ps(...)`` over the
+  TFIM terms with ``reuse=True``: the density matrix is contracted once per call and each term
+  contracted against it (its ``operator_expectation`` takes a pure state's vector; a DMCircuit's
+  ``wavefunction`` refuses a mixed state); the circuit is built inside the timed call, because
+  ``reuse`` caches that density matrix on the circuit. The gradient by ``K.value_and_grad`` on jax
+  (jitted), by ``backward`` on pytorch (``K.value_and_grad`` there is ``torch.func``, under which
+  tensornetwork's trace of that expectation network fails), n/a on numpy. The density matrix by
+  ``densitymatrix()``; the 40-qubit brickwork's <Z> by ``expectation_ps(z=[mid], reuse=False)``,
+  one contraction of the whole doubled network (DMCircuit has no light-cone option; cotengra's
+  search sees the traced-out qubits). On jax every noisy row is a jitted function of the angles.
+  Outside jit that <Z> searches a new contraction path on every call: tensorcircuit-ng 1.10
+  contracts the network's self-loops (a qubit's ket and bra legs traced on the same channel node)
+  first, in set order, so the node order and cotengra's cache key change from call to call; each
+  timed repetition on numpy and pytorch includes that search (up to 30 s, 64 repeats).
+
 tensorcircuit's qubit 0 is the most significant bit and its ``rx/ry/rz/rzz`` are ``exp(-iθP/2)``.
 """
 
@@ -25,13 +42,13 @@ from typing import Any, Callable
 
 import numpy as np
 from adam import adam_update
-from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, Spec
+from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, NOISY, Spec
 
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
 GRADIENT_WORKLOADS = GRADIENTS + ("adam_vqe_100",)
 CONTRACTIONS = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY
-SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS
+SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS + NOISY
 _PAULI_CODE = {"I": 0, "X": 1, "Y": 2, "Z": 3}
 
 
@@ -61,6 +78,64 @@ def _circuit(spec: Spec, params: Any) -> Any:
         else:
             getattr(circuit, gate.name)(*gate.qubits, theta=gate.scale * params[gate.param])
     return circuit
+
+
+def _noisy_circuit(spec: Spec, params: Any) -> Any:
+    """The spec's gates on a ``tc.DMCircuit``, each followed by the depolarising channel (our p as
+    ``px = py = pz = p/3``) on each of its qubits."""
+    import tensorcircuit as tc
+
+    # a float64 tensor: tensorcircuit turns a Python float into the backend's default dtype first
+    # (float32 on pytorch: Kraus operators good to 1e-8 only)
+    circuit, share = tc.DMCircuit(spec.n), tc.backend.convert_to_tensor(np.array(spec.noise / 3))
+    for gate in spec.gates:
+        if gate.param is None:
+            getattr(circuit, gate.name)(*gate.qubits)
+        else:
+            getattr(circuit, gate.name)(*gate.qubits, theta=gate.scale * params[gate.param])
+        for q in gate.qubits:
+            circuit.depolarizing(q, px=share, py=share, pz=share)
+    return circuit
+
+
+def _torch_value_and_grad(energy: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Value and gradient by torch's reverse mode (``backward``): ``K.value_and_grad`` on pytorch
+    is ``torch.func``, under which tensornetwork's trace of a DMCircuit's expectation network
+    fails (it makes a NumPy array of shape tensors, which have no storage there)."""
+
+    def value_and_grad(params: Any) -> tuple[Any, Any]:
+        angles = params.detach().clone().requires_grad_(True)
+        value = energy(angles)
+        value.backward()
+        return value.detach(), angles.grad
+
+    return value_and_grad
+
+
+def _noisy(spec: Spec, K: Any, params: Any, jit: bool) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """The noisy rows: energy (with gradient), density matrix, local <Z>."""
+    numpy = K.numpy
+
+    def energy(angles: Any) -> Any:
+        circuit, total = _noisy_circuit(spec, angles), 0.0
+        for coefficient, letters, qubits in pauli_terms(spec):
+            acting = {a: [q for q, letter in zip(qubits, letters) if letter.lower() == a] for a in "xyz"}
+            total = total + coefficient * K.real(circuit.expectation_ps(**acting, reuse=True))
+        return total
+
+    if spec.workload == "noisy_energy_gradient":
+        function = _torch_value_and_grad(energy) if K.name == "pytorch" else K.value_and_grad(energy)
+        convert = lambda r: (float(numpy(r[0])), numpy(r[1]))  # noqa: E731
+    elif spec.workload == "noisy_energy":
+        function, convert = energy, lambda r: float(np.real(numpy(r)))
+    elif spec.workload == "noisy_density_matrix":
+        function, convert = (lambda angles: _noisy_circuit(spec, angles).densitymatrix()), numpy
+    else:
+        function = lambda angles: K.real(_noisy_circuit(spec, angles).expectation_ps(  # noqa: E731
+            z=[spec.observed], reuse=False))
+        convert = lambda r: float(np.real(numpy(r)))  # noqa: E731
+    function = _blocking(K.jit(function)) if jit else function
+    return (lambda: function(params)), convert
 
 
 def _light_cone_sum(spec: Spec, circuit: Any) -> Any:
@@ -150,6 +225,8 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
     numpy = K.numpy
     jit = backend == "jax"
     params = K.convert_to_tensor(spec.params)
+    if spec.workload in NOISY:
+        return _noisy(spec, K, params, jit)
     if spec.workload in CONTRACTIONS:
         if jit:  # the whole function of the angles, compiled
             compiled = _blocking(K.jit(lambda angles: _contract(spec, _circuit(spec, angles))))
