@@ -252,6 +252,9 @@ class PauliSum:
         if shots is not None:
             from .shots import shot_expectation, validated_shots
 
+            if not self.is_hermitian():
+                raise ValueError("shot estimates measure Hermitian operators: this PauliSum has "
+                                 "complex coefficients")
             strings = [string for _, string in self]
             coefficients = [coefficient for coefficient, _ in self]
             value, error = shot_expectation(circuit, strings, coefficients, validated_shots(shots),
