@@ -75,6 +75,16 @@ class CuPyNumericBackend(ArrayModuleBackend):
     def kron(self, a: Any, b: Any) -> Any:
         return kron_by_broadcasting(self.xp, a, b, self.capabilities.max_ndim)
 
+    def reshape(self, x: Any, shape: Any) -> Any:
+        try:
+            return super().reshape(x, shape)
+        except ValueError:
+            # Legate cannot split a dimension of some transposed views ("delinearize"); NumPy
+            # copies such a view before reshaping it, so do the same: same values, one copy
+            if not isinstance(x, self.xp.ndarray):
+                raise
+            return super().reshape(x.copy(), shape)
+
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
                rng: Any = None) -> Any:
         generator = rng if rng is not None else self._generator
