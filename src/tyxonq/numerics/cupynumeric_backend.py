@@ -79,11 +79,12 @@ class CuPyNumericBackend(ArrayModuleBackend):
         try:
             return super().reshape(x, shape)
         except ValueError:
-            # Legate cannot split a dimension of some transposed views ("delinearize"); NumPy
-            # copies such a view before reshaping it, so do the same: same values, one copy
+            # Legate refuses a reshape that splits some dimensions while merging others across
+            # their boundaries ("delinearize"); flattening first and then splitting the one
+            # dimension is always possible: the same values in the same order
             if not isinstance(x, self.xp.ndarray):
                 raise
-            return super().reshape(x.copy(), shape)
+            return super().reshape(super().reshape(x, (x.size,)), shape)
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
                rng: Any = None) -> Any:
