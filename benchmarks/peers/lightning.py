@@ -30,8 +30,9 @@ def supports(workload: str, option: str | None) -> bool:
     return workload in SUPPORTED
 
 
-def _apply_gates(spec: Spec, params: Any) -> None:
-    """Queue the spec's gates; ``params`` may carry a leading batch axis (broadcasting)."""
+def _apply_gates(spec: Spec, params: Any, noise: float = 0.0) -> None:
+    """Queue the spec's gates; ``params`` may carry a leading batch axis (broadcasting). With
+    ``noise``, each gate is followed by the depolarising channel on each of its qubits."""
     import pennylane as qml
 
     fixed = {"h": qml.Hadamard, "cx": qml.CNOT, "cz": qml.CZ}
@@ -41,6 +42,8 @@ def _apply_gates(spec: Spec, params: Any) -> None:
             fixed[gate.name](wires=list(gate.qubits))
         else:
             rotations[gate.name](gate.scale * params[..., gate.param], wires=list(gate.qubits))
+        for q in gate.qubits if noise else ():
+            qml.DepolarizingChannel(noise, wires=q)
 
 
 def _hamiltonian(spec: Spec) -> Any:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 from specs import Spec
 
-from peers.lightning import _hamiltonian
+from peers.lightning import _apply_gates, _hamiltonian
 
 SUPPORTED = ("noisy_energy", "noisy_energy_gradient", "noisy_density_matrix")
 
@@ -32,17 +32,7 @@ def supports(workload: str, option: str | None) -> bool:
 
 def _apply_noisy_gates(spec: Spec, params: Any) -> None:
     """Queue the spec's gates, each followed by the depolarising channel on each of its qubits."""
-    import pennylane as qml
-
-    fixed = {"h": qml.Hadamard, "cx": qml.CNOT, "cz": qml.CZ}
-    rotations = {"rx": qml.RX, "ry": qml.RY, "rz": qml.RZ, "rzz": qml.IsingZZ}
-    for gate in spec.gates:
-        if gate.param is None:
-            fixed[gate.name](wires=list(gate.qubits))
-        else:
-            rotations[gate.name](gate.scale * params[gate.param], wires=list(gate.qubits))
-        for q in gate.qubits:
-            qml.DepolarizingChannel(spec.noise, wires=q)
+    _apply_gates(spec, params, noise=spec.noise)
 
 
 def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..noise.readout import apply_readout_error, confusion_matrices
+from ..numerics import get_backend
 
 __all__ = ["commuting_groups", "shot_expectation", "validated_shots"]
 
@@ -51,6 +52,7 @@ def shot_expectation(circuit: Any, strings: Sequence[str], coefficients: Sequenc
     from ..circuit.operations.operation import Operation
 
     n = circuit.num_qubits
+    K = get_backend()
     confusions = _confusions(circuit, readout_error, n)
     total, variance = 0.0, 0.0
     for members in commuting_groups(strings):
@@ -63,7 +65,6 @@ def shot_expectation(circuit: Any, strings: Sequence[str], coefficients: Sequenc
         qubits = sorted(basis)
         rotations = [Operation(gate, (q,)) for q in qubits for gate in _ROTATIONS[basis[q]]]
         rotated = circuit._with_operations(list(circuit._operations) + rotations)
-        K = _backend()
         probabilities = np.clip(np.asarray(K.to_numpy(K.detach(rotated.marginal_probability(qubits))),
                                            dtype=float), 0.0, None)
         outcomes = rng.choice(2 ** len(qubits), size=shots, p=probabilities / probabilities.sum())
@@ -84,9 +85,3 @@ def _confusions(circuit: Any, readout_error: Any, n: int) -> list | None:
     if readout_error is not None:
         return confusion_matrices(readout_error, n)
     return getattr(circuit, "_readout", None)
-
-
-def _backend() -> Any:
-    from ..numerics import get_backend
-
-    return get_backend()
