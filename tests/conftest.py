@@ -8,11 +8,20 @@ compositions for what cuPyNumeric lacks and its 6-dimension limit) on every mach
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from limitations import declared_limitation
 from tyxonq.numerics import CuPyNumericBackend, NumpyBackend
+
+# Hypothesis draws the same examples on every run by default (the test command is never flaky);
+# TYXONQ_HYPOTHESIS=explore searches with fresh random examples (and honours --hypothesis-seed).
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("TYXONQ_HYPOTHESIS", "deterministic"))
 
 BACKEND_IDS = ("numpy", "pytorch", "cupynumeric", "cupynumeric-logic", "jax")
 

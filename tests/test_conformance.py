@@ -284,12 +284,17 @@ from conftest import BACKEND_IDS, make_backend  # noqa: E402
 UNARY = ["abs", "real", "imag", "conj", "square", "sign", "exp", "sin", "cos"]
 
 
+# Subnormal inputs are left out: XLA flushes them to zero on CPU (jnp.sign(5e-324j) is 0, not 1j),
+# and single precision turns anything below 1e-38 subnormal. Zero itself stays in.
+NORMAL_FLOATS = st.floats(-4, 4).map(lambda x: 0.0 if abs(x) < 1e-30 else x)
+
+
 @st.composite
 def arrays_of_any_dtype(draw, min_dims=0, max_dims=4):
     dtype = draw(st.sampled_from(DTYPES))
     shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=4))
-    real = draw(hnp.arrays(np.float64, shape, elements=st.floats(-4, 4)))
-    imag = draw(hnp.arrays(np.float64, shape, elements=st.floats(-4, 4)))
+    real = draw(hnp.arrays(np.float64, shape, elements=NORMAL_FLOATS))
+    imag = draw(hnp.arrays(np.float64, shape, elements=NORMAL_FLOATS))
     values = real + 1j * imag if dtype.startswith("complex") else real
     return values.astype(dtype), dtype
 
