@@ -15,10 +15,6 @@ LIMITATIONS: dict[tuple[str, str], str] = {
     ("cupynumeric", "batched-qr-svd"): "cuPyNumeric's qr and svd take 2-d input only",
     ("cupynumeric", "ndim-above-6"): "cuPyNumeric arrays have at most 6 dimensions",
     ("cupynumeric-logic", "ndim-above-6"): "cuPyNumeric arrays have at most 6 dimensions",
-    ("cupynumeric", "random-density-matrices"): (
-        "some random noisy circuits abort inside a Legate task ('unsupported number of dimensions: 7') "
-        "on the real cuPyNumeric 26.06 (CPU stand-in driver); the fixed density-matrix tests and "
-        "cupynumeric-logic (6-dimension checks) pass; open, see issue 12's note"),
 }
 
 

@@ -12,7 +12,9 @@ from hypothesis.extra import numpy as hnp
 
 from conftest import make_backend
 from tyxonq.numerics import DimensionLimitError
+from tyxonq.numerics.array_module import ArrayModuleBackend
 from tyxonq.numerics.compositions import choice_by_inverse_cdf, kron_by_broadcasting
+from tyxonq.numerics.cupynumeric_backend import reshape_copy_ndim
 
 
 @pytest.mark.parametrize("precision, real", [("complex128", "float64"), ("complex64", "float32")])
@@ -157,3 +159,27 @@ def test_six_dimensions_are_fine_on_cupynumeric():
     K = make_backend("cupynumeric-logic")
     assert K.shape(K.reshape(K.ones(64), (2,) * 6)) == (2,) * 6
     assert K.shape(K.einsum("abcdef->fedcba", K.ones((2,) * 6))) == (2,) * 6
+
+
+@pytest.mark.parametrize("backend_name", ["cupynumeric", "cupynumeric-logic"])
+@pytest.mark.parametrize("old, new", [
+    ((16, 2, 2, 4), (2, 2, 2, 2, 8, 2)),   # one step would copy in 7 dimensions
+    ((4, 2, 2, 16), (2, 8, 2, 2, 2, 2)),   # 7 again, the groups the other way round
+    ((2, 8, 8, 2), (4, 4, 4, 4)),          # one step is fine
+    ((64, 4), (2, 2, 2, 2, 2, 8)),
+])
+def test_cupynumeric_reshapes_stay_within_6_dimensions(backend_name, old, new, monkeypatch):
+    K = make_backend(backend_name)
+    steps = []
+    original = ArrayModuleBackend.reshape
+
+    def recording(self, x, shape):
+        steps.append(reshape_copy_ndim(tuple(x.shape), tuple(shape)))
+        return original(self, x, shape)
+
+    monkeypatch.setattr(ArrayModuleBackend, "reshape", recording)
+    values = np.arange(np.prod(old), dtype=np.float64).reshape(old)
+    for x in (values, np.ascontiguousarray(values.T).T):  # contiguous, and a transposed view
+        got = K.to_numpy(K.reshape(K.asarray(x), new))
+        np.testing.assert_array_equal(got, x.reshape(new))
+    assert steps and max(steps) <= 6, steps

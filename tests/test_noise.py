@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 import tyxonq as tq
 from conftest import BACKEND_IDS, make_backend
-from limitations import declared_limitation
 from reference import PARAMETRISED, X, Y, Z, apply, random_hermitian, reference_matrix
 from tyxonq.circuit import NoisyCircuitError
 
@@ -206,9 +205,6 @@ def test_bad_channel_placements_raise():
 # -- density-matrix circuits against the reference ------------------------------------------------
 @pytest.mark.parametrize("backend_name", BACKEND_IDS)
 def test_noisy_circuits_match_the_dense_reference(backend_name):
-    reason = declared_limitation(backend_name, "random-density-matrices")
-    if reason is not None:
-        pytest.skip(f"declared limitation of {backend_name}: {reason}")
     K = make_backend(backend_name)
 
     @settings(max_examples=20, deadline=None)
@@ -265,20 +261,6 @@ def _pauli_matrix(letters: dict, n: int) -> np.ndarray:
     for q in range(n):
         full = np.kron(full, PAULI[letters.get(q, "I")])
     return full
-
-
-@pytest.mark.parametrize("backend_name", ["cupynumeric", "cupynumeric-logic"])
-def test_fixed_noisy_circuits_on_cupynumeric(backend_name):
-    K = make_backend(backend_name)
-    operations = brickwork(4, 2, 0.1) + [("channel", "amplitude_damping", (1,),
-                                          {"gamma": 0.3, "excited_population": 0.2}),
-                                         ("channel", "phase_damping", (3,), {"gamma": 0.4})]
-    expected = reference_density(4, operations)
-    with tq.use_backend(K):
-        c = build(4, operations)
-        close(K, c.state(), expected)
-        close(K, c.reduced_density_matrix((2, 0, 3)), _partial_trace(expected, (2, 0, 3), 4))
-        close(K, c.expectation_ps(x=[1], z=[2]), np.trace(_pauli_matrix({1: "X", 2: "Z"}, 4) @ expected).real)
 
 
 def test_inputs_state_vector_and_density_matrix():

@@ -16,7 +16,7 @@ from .capabilities import BackendCapabilities
 from .compositions import choice_by_inverse_cdf, kron_by_broadcasting
 from .errors import BackendNotInstalledError
 
-__all__ = ["CuPyNumericBackend", "CUPYNUMERIC_MAX_NDIM"]
+__all__ = ["CuPyNumericBackend", "CUPYNUMERIC_MAX_NDIM", "reshape_copy_ndim"]
 
 #: cuPyNumeric's wheels are built with LEGATE_MAX_DIM = 6.
 CUPYNUMERIC_MAX_NDIM = 6
@@ -26,6 +26,42 @@ INSTALL_HINT = (
     "NVIDIA driver at import time (libcuda.so.1); see docs-ng/backends.md for running it on a "
     "machine without one"
 )
+
+
+def reshape_copy_ndim(old_shape: tuple[int, ...], new_shape: tuple[int, ...]) -> int:
+    """Dimensions of the copy cuPyNumeric makes to reshape ``old_shape`` into ``new_shape``.
+
+    cuPyNumeric pairs the two shapes into the smallest groups of equal products (after dropping
+    sizes of 1) and copies between the source and a temporary, each delinearised group by
+    group: the copy has, per group, as many dimensions as the side with more than one extent (the
+    target's when the source has one). It can exceed both shapes' lengths, and Legate aborts
+    beyond its limit of 6 (``(16, 2, 2, 4) -> (2, 2, 2, 2, 8, 2)`` copies in 7).
+
+    Examples
+    --------
+    >>> reshape_copy_ndim((16, 2, 2, 4), (2, 2, 2, 2, 8, 2))
+    7
+    >>> reshape_copy_ndim((16, 2, 2, 4), (256,)), reshape_copy_ndim((256,), (2, 2, 2, 2, 8, 2))
+    (4, 6)
+    """
+    old = [size for size in old_shape if size != 1]
+    new = [size for size in new_shape if size != 1]
+    if not old or not new or 0 in old or 0 in new:
+        return max(len(old), len(new))
+    ndim, i, j = 0, 0, 0
+    while i < len(old) and j < len(new):
+        start_i, start_j, old_product, new_product = i, j, 1, 1
+        while True:
+            if old_product < new_product:
+                old_product *= old[i]
+                i += 1
+            else:
+                new_product *= new[j]
+                j += 1
+            if old_product == new_product:
+                break
+        ndim += (i - start_i) if i - start_i > 1 else (j - start_j)
+    return ndim
 
 
 def import_cupynumeric() -> Any:
@@ -76,6 +112,11 @@ class CuPyNumericBackend(ArrayModuleBackend):
         return kron_by_broadcasting(self.xp, a, b, self.capabilities.max_ndim)
 
     def reshape(self, x: Any, shape: Any) -> Any:
+        shape = self._shape_tuple(shape, "reshape")
+        if isinstance(x, self.xp.ndarray) and x.ndim > 1 and len(shape) > 1 and \
+                reshape_copy_ndim(x.shape, shape) > self.capabilities.max_ndim:
+            # the one-step copy would exceed Legate's dimension limit: two steps, each within it
+            return super().reshape(super().reshape(x, (x.size,)), shape)
         try:
             return super().reshape(x, shape)
         except ValueError:
