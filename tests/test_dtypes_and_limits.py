@@ -167,6 +167,7 @@ def test_six_dimensions_are_fine_on_cupynumeric():
     ((4, 2, 2, 16), (2, 8, 2, 2, 2, 2)),   # 7 again, the groups the other way round
     ((2, 8, 8, 2), (4, 4, 4, 4)),          # one step is fine
     ((64, 4), (2, 2, 2, 2, 2, 8)),
+    ((16, 2, 2, 4), (2, 2, 2, 2, -1, 2)),  # an inferred size
 ])
 def test_cupynumeric_reshapes_stay_within_6_dimensions(backend_name, old, new, monkeypatch):
     K = make_backend(backend_name)
@@ -182,4 +183,5 @@ def test_cupynumeric_reshapes_stay_within_6_dimensions(backend_name, old, new, m
     for x in (values, np.ascontiguousarray(values.T).T):  # contiguous, and a transposed view
         got = K.to_numpy(K.reshape(K.asarray(x), new))
         np.testing.assert_array_equal(got, x.reshape(new))
+    assert K.shape(K.reshape(K.asarray(values), (-1, 2))) == (values.size // 2, 2)
     assert steps and max(steps) <= 6, steps

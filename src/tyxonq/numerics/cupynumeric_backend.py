@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import numpy as np
+
 from .array_module import ArrayModuleBackend
 from .capabilities import BackendCapabilities
 from .compositions import choice_by_inverse_cdf, kron_by_broadcasting
@@ -46,7 +48,8 @@ def reshape_copy_ndim(old_shape: tuple[int, ...], new_shape: tuple[int, ...]) ->
     """
     old = [size for size in old_shape if size != 1]
     new = [size for size in new_shape if size != 1]
-    if not old or not new or 0 in old or 0 in new:
+    if not old or not new or 0 in old or 0 in new or min(new) < 0 \
+            or int(np.prod(old)) != int(np.prod(new)):  # nothing to copy, or NumPy's error to raise
         return max(len(old), len(new))
     ndim, i, j = 0, 0, 0
     while i < len(old) and j < len(new):
@@ -62,6 +65,14 @@ def reshape_copy_ndim(old_shape: tuple[int, ...], new_shape: tuple[int, ...]) ->
                 break
         ndim += (i - start_i) if i - start_i > 1 else (j - start_j)
     return ndim
+
+
+def _inferred(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """``shape`` with a ``-1`` replaced by the size it stands for (left as is if it cannot)."""
+    if -1 not in shape:
+        return shape
+    known = int(np.prod([s for s in shape if s != -1]))
+    return tuple(size // known if s == -1 and known else s for s in shape)
 
 
 def import_cupynumeric() -> Any:
@@ -114,7 +125,7 @@ class CuPyNumericBackend(ArrayModuleBackend):
     def reshape(self, x: Any, shape: Any) -> Any:
         shape = self._shape_tuple(shape, "reshape")
         if isinstance(x, self.xp.ndarray) and x.ndim > 1 and len(shape) > 1 and \
-                reshape_copy_ndim(x.shape, shape) > self.capabilities.max_ndim:
+                reshape_copy_ndim(x.shape, _inferred(shape, x.size)) > self.capabilities.max_ndim:
             # the one-step copy would exceed Legate's dimension limit: two steps, each within it
             return super().reshape(super().reshape(x, (x.size,)), shape)
         try:
