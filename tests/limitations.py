@@ -10,7 +10,6 @@ LIMITATIONS: dict[tuple[str, str], str] = {
     ("cupynumeric", "autograd"): "gradients are central finite differences, not autograd",
     ("cupynumeric-logic", "autograd"): "gradients are central finite differences, not autograd",
     ("cupynumeric", "qr-complete"): "cuPyNumeric's linalg.qr has no mode argument (reduced only)",
-    ("cupynumeric", "svd-wide"): "cuPyNumeric's linalg.svd needs rows >= columns",
     ("cupynumeric", "norm-matrix-2"): "cuPyNumeric's linalg.norm lacks ord=2 for matrices",
     ("cupynumeric", "batched-qr-svd"): "cuPyNumeric's qr and svd take 2-d input only",
     ("cupynumeric", "ndim-above-6"): "cuPyNumeric arrays have at most 6 dimensions",

@@ -16,57 +16,37 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..noise.readout import apply_readout_error, confusion_matrices
+from ..noise.readout import confusion_matrices
 from ..numerics import get_backend
 from ..operators.shots import shot_expectation, validated_shots
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
-from .differentiation.tracing import Dual, TracingError
+from .differentiation.tracing import TracingError
 from .memory import require_memory
-from .operations.channel_methods import ChannelMethods
-from .operations.drawing import draw as draw_circuit
-from .operations.gate_methods import GateMethods
-from .operations.gates import GATES, constant
-from .operations.operation import (
-    Operation,
-    matrix_values,
-    validate_angle,
-    validate_qubits,
-    validate_unitary_matrix,
-)
+from .operations.gates import constant
+from .operations.operation import validate_qubits
+from .operations.operation_list import SAMPLE_FORMATS, OperationList, format_samples
 
-__all__ = ["CircuitBase", "format_index", "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE", "LIGHT_CONE_HINT"]
-
-SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
-HERMITIAN_TOLERANCE = 1e-8
+__all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
 REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
                "probability", "marginal_probability", "sample", "matrix", "reduced_density_matrix")
 LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
                    "need; use those, or fewer qubits")
 
 
-class CircuitBase(GateMethods, ChannelMethods):
-    """Operations on ``num_qubits`` qubits and the results shared by every simulator.
+class CircuitBase(OperationList):
+    """Operations on ``num_qubits`` qubits and the results of the contraction simulators.
 
     Subclasses set :attr:`_inputs` (``None`` or their validated initial state) and say how the
     networks start (:meth:`_inputs_kind`) and whether a channel may be simulated exactly
     (:meth:`_check_exact`).
     """
 
-    _inputs: Any = None
     #: per-qubit readout confusion matrices (``None`` entries: exact) applied to samples; set by
     #: a noise model (:meth:`with_noise`)
     _readout: list | None = None
-
-    def __init__(self, num_qubits: int) -> None:
-        if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
-                or num_qubits < 1:
-            raise ValueError(f"num_qubits={num_qubits!r} must be a positive int")
-        self._num_qubits = int(num_qubits)
-        self._operations: list[Operation] = []
-        self._channel_count = 0  # kept as operations are added: results check it on every call
 
     def _inputs_kind(self) -> bool | str:
         """How the networks start: ``False`` (``|0...0>``), ``True`` (an input state vector) or
@@ -79,60 +59,6 @@ class CircuitBase(GateMethods, ChannelMethods):
     def _has_state_vector(self) -> bool:
         """Whether the state is a vector (gradients may sweep it) rather than a density matrix."""
         return True
-
-    def _is_noisy(self) -> bool:
-        return self._channel_count > 0
-
-    # -- structure ---------------------------------------------------------------------------
-    @property
-    def num_qubits(self) -> int:
-        return self._num_qubits
-
-    @property
-    def operations(self) -> tuple[Operation, ...]:
-        """The circuit's operations, in order."""
-        return tuple(self._operations)
-
-    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> CircuitBase:
-        spec = GATES[gate]
-        qubits = validate_qubits(qubits, self._num_qubits, gate)
-        if spec.num_qubits and len(qubits) != spec.num_qubits:
-            raise ValueError(f"{gate} acts on {spec.num_qubits} qubit(s); got {len(qubits)}: {qubits}")
-        if not qubits:
-            raise ValueError(f"{gate} needs at least one qubit")
-        K = get_backend()
-        if gate == "unitary":
-            params = (validate_unitary_matrix(params[0], len(qubits), K),)
-        else:
-            params = tuple(validate_angle(value, gate, name, K)
-                           for value, name in zip(params, spec.param_names))
-        self._operations.append(Operation(gate, qubits, params))
-        return self
-
-    def _add_channel(self, channel: Any, qubits: tuple) -> CircuitBase:
-        from ..noise.channels import Channel
-
-        if not isinstance(channel, Channel):
-            raise TypeError(f"channel={channel!r} must be a tq.channels.Channel (e.g. "
-                            "tq.channels.depolarizing(0.01)); build any other with tq.channels.kraus")
-        qubits = validate_qubits(qubits, self._num_qubits, channel.name)
-        if len(qubits) != channel.num_qubits:
-            raise ValueError(f"{channel.name} acts on {channel.num_qubits} qubit(s); got "
-                             f"{len(qubits)}: {qubits}")
-        self._operations.append(Operation("channel", qubits, channel=channel))
-        self._channel_count += 1
-        return self
-
-    def _with_operations(self, operations: list[Operation]) -> CircuitBase:
-        """A circuit with the same qubits and inputs and the given operations."""
-        duplicate = object.__new__(type(self))
-        duplicate.__dict__.update(self.__dict__)
-        duplicate._operations = list(operations)
-        duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
-        return duplicate
-
-    def _is_traced(self) -> bool:
-        return any(isinstance(p, Dual) for op in self._operations for p in op.params)
 
     def _structure(self) -> tuple:
         return (self._num_qubits, self._inputs_kind(),
@@ -223,19 +149,7 @@ class CircuitBase(GateMethods, ChannelMethods):
         if options:
             raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
-        matrices, groups, diagonal = [], [], []
-        used: set[int] = set()
-        for operator in operators:
-            matrix, qubits, is_diagonal = self._validated_operator(operator, hermitian, K)
-            overlap = used.intersection(qubits)
-            if overlap:
-                raise ValueError(
-                    f"operators overlap on qubit(s) {sorted(overlap)}; multiply them into one matrix"
-                )
-            used.update(qubits)
-            matrices.append(matrix)
-            groups.append(qubits)
-            diagonal.append(is_diagonal)
+        matrices, groups, diagonal = self._validated_operators(operators, hermitian, K)
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
@@ -342,66 +256,12 @@ class CircuitBase(GateMethods, ChannelMethods):
             values[i] = value
         return np.asarray(values, dtype=object)
 
-    def _validated_strings(self, strings: Sequence[str]) -> list[str]:
-        if isinstance(strings, str):
-            raise TypeError("strings must be a sequence of Pauli strings, e.g. ['ZZI', 'IXX']")
-        checked = []
-        for string in strings:
-            if not isinstance(string, str) or len(string) != self._num_qubits \
-                    or set(string.upper()) - set("IXYZ"):
-                raise ValueError(f"Pauli string {string!r} must have {self._num_qubits} characters, "
-                                 "each I, X, Y or Z")
-            checked.append(string.upper())
-        return checked
-
     def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any, requests: Any = None) -> Any:
         if not hermitian:
             raise TracingError("exact gradients need a real objective: use hermitian=True")
         from .differentiation.traced import traced_expectation
 
         return traced_expectation(self, evaluate, apply_observable, requests)
-
-    def _validated_operator(self, operator: Any, hermitian: bool,
-                            K: Any) -> tuple[Any, tuple[int, ...], bool]:
-        """The operator's matrix on the backend, its qubits, and whether it is diagonal (known
-        only from values that can be read here: a traced matrix counts as dense)."""
-        if not (isinstance(operator, (tuple, list)) and len(operator) == 2):
-            raise TypeError(f"each operator must be a (matrix, qubits) pair; got {operator!r}")
-        matrix, qubits = operator
-        qubits = (qubits,) if isinstance(qubits, numbers.Integral) else tuple(qubits)
-        qubits = validate_qubits(qubits, self._num_qubits, "expectation")
-        dimension = 2 ** len(qubits)
-        host = matrix_values(K, matrix, len(qubits), f"operator on qubits {qubits}")
-        if hermitian and host is not None and not np.allclose(host, host.conj().T,
-                                                              atol=HERMITIAN_TOLERANCE):
-            raise ValueError(
-                f"operator on qubits {qubits} is not Hermitian; pass hermitian=False for the "
-                "complex value <psi|O|psi>"
-            )
-        array = K.asarray(matrix)
-        if not K.is_complex(array):
-            array = K.cast(array, K.dtype)
-        diagonal = host is not None and not np.any(host - np.diag(np.diag(host)))
-        return K.reshape(array, (dimension, dimension)), qubits, bool(diagonal)
-
-    def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (),
-                       z: Sequence[int] = ()) -> Any:
-        """Expectation of a Pauli string, e.g. ``expectation_ps(x=[0], z=[1, 2])`` for X0 Z1 Z2.
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> round(float(tq.Circuit(1).h(0).expectation_ps(x=[0])), 12)
-        1.0
-        """
-        K = get_backend()
-        operators = []
-        for name, qubits in (("x", x), ("y", y), ("z", z)):
-            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
-            operators.extend((constant(K, name), [q]) for q in qubits)
-        if not operators:
-            raise ValueError("expectation_ps needs at least one qubit in x, y or z")
-        return self.expectation(*operators)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None) -> Any:
@@ -439,17 +299,7 @@ class CircuitBase(GateMethods, ChannelMethods):
             return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
         probabilities = probabilities / K.sum(probabilities)
         indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
-        if confusions is not None:  # read through the confusion matrices (a separate stream)
-            bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
-            bits = apply_readout_error(bits, confusions, np.random.default_rng(_readout_seed(seed)))
-            indices = K.asarray(bits @ (1 << np.arange(n - 1, -1, -1)), "int64")
-        if format == "indices":
-            return indices
-        host = K.to_numpy(indices)
-        if format == "bitstrings":
-            return [format_index(i, n) for i in host.tolist()]
-        values, counts = np.unique(host, return_counts=True)
-        return {format_index(v, n): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+        return format_samples(K, n, format, confusions, seed, indices=indices)
 
     def sample_expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (), z: Sequence[int] = (),
                               shots: int = 1024, seed: int | None = None, readout_error: Any = None,
@@ -521,25 +371,3 @@ class CircuitBase(GateMethods, ChannelMethods):
         if result not in REHEARSABLE:
             raise ValueError(f"result={result!r} must be one of {REHEARSABLE}")
         return rehearse(getattr(self, result), *args, **kwargs)
-
-    # -- transformations -----------------------------------------------------------------------
-    def copy(self) -> CircuitBase:
-        """An independent copy (operations are immutable; parameters are shared)."""
-        return self._with_operations(self._operations)
-
-    def draw(self) -> str:
-        """A text diagram (qubit 0 on top)."""
-        return draw_circuit(self._num_qubits, self._operations)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(num_qubits={self._num_qubits}, operations={len(self._operations)})"
-
-
-def _readout_seed(seed: int | None) -> Any:
-    """The readout stream's seed: derived from ``seed``, independent of the sampling stream."""
-    return None if seed is None else np.random.SeedSequence([int(seed), 0x5EAD])
-
-
-def format_index(index: int, width: int) -> str:
-    """Basis index as a bitstring, qubit 0 leftmost."""
-    return format(int(index), f"0{width}b")

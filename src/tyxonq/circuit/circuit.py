@@ -8,7 +8,6 @@ bitstring: in ``c.amplitude("01")`` qubit 0 is ``0`` and qubit 1 is ``1``, the s
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -150,22 +149,6 @@ class Circuit(CircuitBase):
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         return self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given), (),
                               "amplitude()", bits=bits)
-
-    def _parse_bitstring(self, bitstring: str | int) -> tuple[int, ...]:
-        n = self._num_qubits
-        if isinstance(bitstring, (bool, np.bool_)):
-            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
-        if isinstance(bitstring, numbers.Integral):
-            if not 0 <= int(bitstring) < 2 ** n:
-                raise ValueError(f"bitstring index {bitstring} is out of range [0, 2**{n})")
-            return tuple(int(b) for b in format(int(bitstring), f"0{n}b"))
-        if not isinstance(bitstring, str):
-            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
-        if len(bitstring) != n or set(bitstring) - {"0", "1"}:
-            raise ValueError(
-                f"bitstring={bitstring!r} must have exactly {n} characters, each 0 or 1"
-            )
-        return tuple(int(b) for b in bitstring)
 
     def probability(self) -> Any:
         """Probabilities of all ``2**num_qubits`` basis states (a real array)."""

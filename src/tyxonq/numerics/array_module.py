@@ -15,6 +15,7 @@ from .autodiff import finite_difference_value_and_grad
 from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .expm import expm_pade13
+from .svd_gradient import choose_rank
 from .vectorize import loop_vmap
 
 __all__ = ["ArrayModuleBackend", "einsum_index_count"]
@@ -226,6 +227,29 @@ class ArrayModuleBackend(BackendBase):
     # -- linear algebra ------------------------------------------------------------------------
     def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
         return tuple(self.xp.linalg.svd(a, full_matrices=full_matrices))
+
+    def svd_split(self, a: Any, rank: Callable[[Any, int], int]) -> tuple[Any, Any, Any]:
+        """``a ~ U_r @ W_r`` by its reduced SVD, keeping ``r = rank(s, k)`` singular values.
+
+        ``rank`` receives the ``k`` singular values on the host (``None`` where they cannot be
+        read, inside ``jit``) and returns how many to keep. Returns ``U_r`` (orthonormal
+        columns), ``W_r = diag(s_r) Vh_r`` and all ``k`` singular values ``s`` (for inspection:
+        they carry no gradient). On autograd backends the derivative is exact for losses
+        unchanged by ``U_r -> U_r Q, W_r -> Q^H W_r`` -- a matrix-product state's -- even where
+        kept singular values are degenerate (:func:`~tyxonq.numerics.svd_gradient.split_cotangent`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tyxonq.numerics import NumpyBackend
+        >>> K = NumpyBackend()
+        >>> u, w, s = K.svd_split(np.diag([3.0, 2.0, 1e-20]), lambda s, k: int(np.sum(s > 1e-12)))
+        >>> u.shape, w.shape, np.round(K.to_numpy(s), 6).tolist()
+        ((3, 2), (2, 3), [3.0, 2.0, 0.0])
+        """
+        u, s, vh = self.svd(a, full_matrices=False)
+        r = choose_rank(rank, s, self.to_numpy)
+        return u[..., :, :r], s[..., :r, None] * vh[..., :r, :], s
 
     def qr(self, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
         if mode == "reduced":  # cuPyNumeric's qr takes no mode argument and computes this one

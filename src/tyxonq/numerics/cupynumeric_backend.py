@@ -138,6 +138,15 @@ class CuPyNumericBackend(ArrayModuleBackend):
                 raise
             return super().reshape(super().reshape(x, (x.size,)), shape)
 
+    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+        """SVD; a wide matrix (cuPyNumeric's own needs rows >= columns) through its adjoint:
+        ``A^H = V S U^H``."""
+        a = self.asarray(a)
+        if a.ndim == 2 and a.shape[0] < a.shape[1]:
+            v, s, uh = super().svd(self.conj(self.transpose(a)), full_matrices)
+            return self.conj(self.transpose(uh)), s, self.conj(self.transpose(v))
+        return super().svd(a, full_matrices)
+
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
                rng: Any = None) -> Any:
         generator = rng if rng is not None else self._generator

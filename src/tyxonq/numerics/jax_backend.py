@@ -15,6 +15,7 @@ Arrays live on JAX's default device (a GPU when ``jax[cuda]`` is installed and o
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any, Callable
 
@@ -24,6 +25,7 @@ from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
+from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 
 __all__ = ["JaxBackend", "JAX_INSTALL_HINT"]
 
@@ -41,6 +43,56 @@ def import_jax() -> Any:
         ) from error
     jax.config.update("jax_enable_x64", True)
     return jax
+
+
+@functools.lru_cache(maxsize=None)
+def _broadened_svd(jax: Any) -> Any:
+    """The reduced SVD with a custom VJP that broadens denominators."""
+    jnp = jax.numpy
+
+    @jax.custom_vjp
+    def svd(a: Any) -> Any:
+        return tuple(jnp.linalg.svd(a, full_matrices=False))
+
+    def forward(a: Any) -> Any:
+        outputs = svd(a)
+        return outputs, outputs
+
+    def backward(outputs: Any, cotangents: Any) -> Any:
+        U, S, Vh = outputs
+        gU, gS, gVh = cotangents
+        eye = jnp.eye(S.shape[-1], dtype=S.dtype)
+        return (svd_cotangent(U, S, Vh, gU, gS, gVh, eye, lambda x, like: x.astype(like.dtype),
+                              conjugate_convention=True),)
+
+    svd.defvjp(forward, backward)
+    return svd
+
+
+@functools.lru_cache(maxsize=None)
+def _svd_split(jax: Any) -> Any:
+    """The rank-``r`` split of ``a`` from its SVD ``(U, S, Vh)`` (computed without gradient),
+    with a custom VJP: all of ``a``'s cotangent comes through it (``r`` static)."""
+    jnp = jax.numpy
+
+    def split(a: Any, U: Any, S: Any, Vh: Any, r: int) -> Any:
+        return U[..., :, :r], S[..., :r, None] * Vh[..., :r, :]
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(4,))
+    def svd_split(a: Any, U: Any, S: Any, Vh: Any, r: int) -> Any:
+        return split(a, U, S, Vh, r)
+
+    def forward(a: Any, U: Any, S: Any, Vh: Any, r: int) -> Any:
+        return split(a, U, S, Vh, r), (U, S, Vh)
+
+    def backward(r: int, saved: Any, cotangents: Any) -> Any:
+        U, S, Vh = saved
+        gU, gW = cotangents
+        ga = split_cotangent(U, S, Vh, r, gU, gW, conjugate_convention=True)
+        return ga, jnp.zeros_like(U), jnp.zeros_like(S), jnp.zeros_like(Vh)
+
+    svd_split.defvjp(forward, backward)
+    return svd_split
 
 
 def _device_name(device: Any) -> str:
@@ -103,6 +155,23 @@ class JaxBackend(ArrayModuleBackend):
         if stats and "bytes_limit" in stats:
             return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
         return super().available_memory()
+
+    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+        """SVD; the reduced one (``full_matrices=False``) differentiates with broadened
+        denominators at degenerate singular values (:mod:`tyxonq.numerics.svd_gradient`)."""
+        if full_matrices:
+            return super().svd(a, full_matrices=True)
+        return tuple(_broadened_svd(self.jax)(self.asarray(a)))
+
+    def svd_split(self, a: Any, rank: Callable[[Any, int], int]) -> tuple[Any, Any, Any]:
+        """See :meth:`ArrayModuleBackend.svd_split`; JAX differentiates it by
+        :func:`~tyxonq.numerics.svd_gradient.split_cotangent`. Inside ``jit`` the singular
+        values cannot be read: ``rank`` gets ``None`` and must answer from shapes alone."""
+        a = self.asarray(a)
+        u, s, vh = self.jax.lax.stop_gradient(self.xp.linalg.svd(a, full_matrices=False))
+        r = choose_rank(rank, s, self.to_numpy)
+        kept_u, kept_w = _svd_split(self.jax)(a, u, s, vh, r)
+        return kept_u, kept_w, s
 
     # -- transforms ------------------------------------------------------------------------------
     def detach(self, x: Any) -> Any:

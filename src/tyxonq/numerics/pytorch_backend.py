@@ -19,6 +19,7 @@ from .autodiff import autograd_value_and_grad
 from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
+from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 
 __all__ = ["PyTorchBackend", "TORCH_INSTALL_HINT"]
 
@@ -29,6 +30,56 @@ TORCH_INSTALL_HINT = (
 
 #: PyTorch's CUDA kernels index at most 25 dimensions; its CPU kernels accept NumPy's 64.
 _MAX_NDIM = {"cpu": 64, "cuda": 25, "mps": 16}
+
+
+@functools.lru_cache(maxsize=None)
+def _broadened_svd(torch: Any) -> Any:
+    """The reduced SVD as a ``torch.autograd.Function`` whose backward broadens denominators."""
+
+    class BroadenedSVD(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(a: Any) -> Any:
+            return tuple(torch.linalg.svd(a, full_matrices=False))
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(*output)
+
+        @staticmethod
+        def backward(ctx: Any, gU: Any, gS: Any, gVh: Any) -> Any:
+            U, S, Vh = ctx.saved_tensors
+            eye = torch.eye(S.shape[-1], dtype=S.dtype, device=S.device)
+            return svd_cotangent(U, S, Vh, gU, gS, gVh, eye, lambda x, like: x.to(like.dtype))
+
+    return BroadenedSVD
+
+
+@functools.lru_cache(maxsize=None)
+def _svd_split(torch: Any) -> Any:
+    """The rank-r SVD split as a ``torch.autograd.Function`` (its rank chosen in the forward)."""
+
+    class SVDSplit(torch.autograd.Function):
+        @staticmethod
+        def forward(a: Any, rank: Any, to_host: Any) -> Any:
+            U, S, Vh = torch.linalg.svd(a, full_matrices=False)
+            r = choose_rank(rank, S, to_host)
+            return U[..., :, :r], S[..., :r, None] * Vh[..., :r, :], S, U, Vh
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            kept_u, _, S, U, Vh = output
+            ctx.save_for_backward(U, S, Vh)
+            ctx.r = kept_u.shape[-1]
+            ctx.mark_non_differentiable(S, U, Vh)
+
+        @staticmethod
+        def backward(ctx: Any, gU: Any, gW: Any, *unused: Any) -> Any:
+            U, S, Vh = ctx.saved_tensors
+            return split_cotangent(U, S, Vh, ctx.r, gU, gW), None, None
+
+    return SVDSplit
 
 
 def import_torch() -> Any:
@@ -355,7 +406,17 @@ class PyTorchBackend(BackendBase):
 
     # -- linear algebra ------------------------------------------------------------------------
     def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
-        return tuple(self.torch.linalg.svd(self._floating(a), full_matrices=full_matrices))
+        """SVD; the reduced one (``full_matrices=False``) differentiates with broadened
+        denominators at degenerate singular values (:mod:`tyxonq.numerics.svd_gradient`)."""
+        a = self._floating(a)
+        if full_matrices:
+            return tuple(self.torch.linalg.svd(a, full_matrices=True))
+        return tuple(_broadened_svd(self.torch).apply(a))
+
+    def svd_split(self, a: Any, rank: Callable[[Any, int], int]) -> tuple[Any, Any, Any]:
+        """See :meth:`tyxonq.numerics.array_module.ArrayModuleBackend.svd_split`; autograd runs
+        :func:`~tyxonq.numerics.svd_gradient.split_cotangent`."""
+        return tuple(_svd_split(self.torch).apply(self._floating(a), rank, self.to_numpy)[:3])
 
     def qr(self, a: Any, mode: str = "reduced") -> tuple[Any, Any]:
         return tuple(self.torch.linalg.qr(self._floating(a), mode=mode))

@@ -1,0 +1,247 @@
+"""What every simulator's circuit is before it is simulated: qubits and a checked list of operations.
+
+:class:`OperationList` holds a circuit's gates and channels (one
+:class:`~tyxonq.circuit.operations.operation.Operation` type), validates them as they are added,
+and validates what results are asked for (observables, Pauli strings, bitstrings, sample
+formats). The simulators are its subclasses: they differ only in how they compute results.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...noise.readout import apply_readout_error
+from ...numerics import get_backend
+from ..differentiation.tracing import Dual
+from .channel_methods import ChannelMethods
+from .drawing import draw as draw_circuit
+from .gate_methods import GateMethods
+from .gates import GATES, constant
+from .operation import (
+    Operation,
+    matrix_values,
+    validate_angle,
+    validate_qubits,
+    validate_unitary_matrix,
+)
+
+__all__ = ["OperationList", "format_index", "format_samples", "readout_seed", "SAMPLE_FORMATS",
+           "HERMITIAN_TOLERANCE"]
+
+SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
+HERMITIAN_TOLERANCE = 1e-8
+
+
+class OperationList(GateMethods, ChannelMethods):
+    """Operations on ``num_qubits`` qubits, checked as they are added."""
+
+    _inputs: Any = None
+
+    def __init__(self, num_qubits: int) -> None:
+        if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
+                or num_qubits < 1:
+            raise ValueError(f"num_qubits={num_qubits!r} must be a positive int")
+        self._num_qubits = int(num_qubits)
+        self._operations: list[Operation] = []
+        self._channel_count = 0  # kept as operations are added: results check it on every call
+
+    def _is_noisy(self) -> bool:
+        return self._channel_count > 0
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def num_qubits(self) -> int:
+        return self._num_qubits
+
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        """The circuit's operations, in order."""
+        return tuple(self._operations)
+
+    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> OperationList:
+        spec = GATES[gate]
+        qubits = validate_qubits(qubits, self._num_qubits, gate)
+        if spec.num_qubits and len(qubits) != spec.num_qubits:
+            raise ValueError(f"{gate} acts on {spec.num_qubits} qubit(s); got {len(qubits)}: {qubits}")
+        if not qubits:
+            raise ValueError(f"{gate} needs at least one qubit")
+        K = get_backend()
+        if gate == "unitary":
+            params = (validate_unitary_matrix(params[0], len(qubits), K),)
+        else:
+            params = tuple(validate_angle(value, gate, name, K)
+                           for value, name in zip(params, spec.param_names))
+        self._operations.append(Operation(gate, qubits, params))
+        return self
+
+    def _add_channel(self, channel: Any, qubits: tuple) -> OperationList:
+        from ...noise.channels import Channel
+
+        if not isinstance(channel, Channel):
+            raise TypeError(f"channel={channel!r} must be a tq.channels.Channel (e.g. "
+                            "tq.channels.depolarizing(0.01)); build any other with tq.channels.kraus")
+        qubits = validate_qubits(qubits, self._num_qubits, channel.name)
+        if len(qubits) != channel.num_qubits:
+            raise ValueError(f"{channel.name} acts on {channel.num_qubits} qubit(s); got "
+                             f"{len(qubits)}: {qubits}")
+        self._operations.append(Operation("channel", qubits, channel=channel))
+        self._channel_count += 1
+        return self
+
+    def _with_operations(self, operations: list[Operation]) -> OperationList:
+        """A circuit with the same qubits and inputs and the given operations."""
+        duplicate = object.__new__(type(self))
+        duplicate.__dict__.update(self.__dict__)
+        duplicate._operations = list(operations)
+        duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
+        return duplicate
+
+    def _is_traced(self) -> bool:
+        return any(isinstance(p, Dual) for op in self._operations for p in op.params)
+
+    # -- what results are asked for ------------------------------------------------------------
+    def _validated_strings(self, strings: Sequence[str]) -> list[str]:
+        if isinstance(strings, str):
+            raise TypeError("strings must be a sequence of Pauli strings, e.g. ['ZZI', 'IXX']")
+        checked = []
+        for string in strings:
+            if not isinstance(string, str) or len(string) != self._num_qubits \
+                    or set(string.upper()) - set("IXYZ"):
+                raise ValueError(f"Pauli string {string!r} must have {self._num_qubits} characters, "
+                                 "each I, X, Y or Z")
+            checked.append(string.upper())
+        return checked
+
+    def _validated_operator(self, operator: Any, hermitian: bool,
+                            K: Any) -> tuple[Any, tuple[int, ...], bool]:
+        """The operator's matrix on the backend, its qubits, and whether it is diagonal (known
+        only from values that can be read here: a traced matrix counts as dense)."""
+        if not (isinstance(operator, (tuple, list)) and len(operator) == 2):
+            raise TypeError(f"each operator must be a (matrix, qubits) pair; got {operator!r}")
+        matrix, qubits = operator
+        qubits = (qubits,) if isinstance(qubits, numbers.Integral) else tuple(qubits)
+        qubits = validate_qubits(qubits, self._num_qubits, "expectation")
+        dimension = 2 ** len(qubits)
+        host = matrix_values(K, matrix, len(qubits), f"operator on qubits {qubits}")
+        if hermitian and host is not None and not np.allclose(host, host.conj().T,
+                                                              atol=HERMITIAN_TOLERANCE):
+            raise ValueError(
+                f"operator on qubits {qubits} is not Hermitian; pass hermitian=False for the "
+                "complex value <psi|O|psi>"
+            )
+        array = K.asarray(matrix)
+        if not K.is_complex(array):
+            array = K.cast(array, K.dtype)
+        diagonal = host is not None and not np.any(host - np.diag(np.diag(host)))
+        return K.reshape(array, (dimension, dimension)), qubits, bool(diagonal)
+
+    def _validated_operators(self, operators: tuple, hermitian: bool,
+                             K: Any) -> tuple[list, list, list]:
+        """Matrices, qubit groups and diagonal flags of ``(matrix, qubits)`` operators that must
+        not overlap."""
+        matrices, groups, diagonal = [], [], []
+        used: set[int] = set()
+        for operator in operators:
+            matrix, qubits, is_diagonal = self._validated_operator(operator, hermitian, K)
+            overlap = used.intersection(qubits)
+            if overlap:
+                raise ValueError(
+                    f"operators overlap on qubit(s) {sorted(overlap)}; multiply them into one matrix"
+                )
+            used.update(qubits)
+            matrices.append(matrix)
+            groups.append(qubits)
+            diagonal.append(is_diagonal)
+        return matrices, groups, diagonal
+
+    def _parse_bitstring(self, bitstring: str | int) -> tuple[int, ...]:
+        n = self._num_qubits
+        if isinstance(bitstring, (bool, np.bool_)):
+            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
+        if isinstance(bitstring, numbers.Integral):
+            if not 0 <= int(bitstring) < 2 ** n:
+                raise ValueError(f"bitstring index {bitstring} is out of range [0, 2**{n})")
+            return tuple(int(b) for b in format(int(bitstring), f"0{n}b"))
+        if not isinstance(bitstring, str):
+            raise TypeError(f"bitstring={bitstring!r} must be a str of 0/1 or an int")
+        if len(bitstring) != n or set(bitstring) - {"0", "1"}:
+            raise ValueError(
+                f"bitstring={bitstring!r} must have exactly {n} characters, each 0 or 1"
+            )
+        return tuple(int(b) for b in bitstring)
+
+    def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
+        raise NotImplementedError  # pragma: no cover - every simulator has its own
+
+    def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (),
+                       z: Sequence[int] = ()) -> Any:
+        """Expectation of a Pauli string, e.g. ``expectation_ps(x=[0], z=[1, 2])`` for X0 Z1 Z2.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(float(tq.Circuit(1).h(0).expectation_ps(x=[0])), 12)
+        1.0
+        """
+        K = get_backend()
+        operators = []
+        for name, qubits in (("x", x), ("y", y), ("z", z)):
+            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
+            operators.extend((constant(K, name), [q]) for q in qubits)
+        if not operators:
+            raise ValueError("expectation_ps needs at least one qubit in x, y or z")
+        return self.expectation(*operators)
+
+    # -- transformations -----------------------------------------------------------------------
+    def copy(self) -> OperationList:
+        """An independent copy (operations are immutable; parameters are shared)."""
+        return self._with_operations(self._operations)
+
+    def draw(self) -> str:
+        """A text diagram (qubit 0 on top)."""
+        return draw_circuit(self._num_qubits, self._operations)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_qubits={self._num_qubits}, operations={len(self._operations)})"
+
+
+def readout_seed(seed: int | None) -> Any:
+    """The readout stream's seed: derived from ``seed``, independent of the sampling stream."""
+    return None if seed is None else np.random.SeedSequence([int(seed), 0x5EAD])
+
+
+def format_index(index: int, width: int) -> str:
+    """Basis index as a bitstring, qubit 0 leftmost."""
+    return format(int(index), f"0{width}b")
+
+
+def format_samples(K: Any, n: int, format: str, confusions: list | None, seed: int | None, *,
+                   indices: Any = None, bits: np.ndarray | None = None) -> Any:
+    """Samples as basis ``indices`` (a backend array) or ``bits`` (a host ``(shots, n)`` array,
+    qubit 0 first), read through ``confusions`` if given, in the requested format: counts,
+    bitstrings, or a backend array of basis indices (at most 62 qubits)."""
+    if confusions is not None:  # read through the confusion matrices (a separate stream)
+        if bits is None:
+            bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
+        bits = apply_readout_error(bits, confusions, np.random.default_rng(readout_seed(seed)))
+        indices = None
+    if indices is None and n <= 62:
+        indices = K.asarray(bits @ (1 << np.arange(n - 1, -1, -1, dtype=np.int64)), "int64")
+    if format == "indices":
+        if indices is None:
+            raise ValueError(f"format='indices' holds basis indices as int64, at most 62 qubits; "
+                             f"this circuit has {n}: use format='bitstrings' or 'counts'")
+        return indices
+    if indices is not None:
+        host = K.to_numpy(indices)
+        if format == "bitstrings":
+            return [format_index(i, n) for i in host.tolist()]
+        values, counts = np.unique(host, return_counts=True)
+        return {format_index(v, n): int(c) for v, c in zip(values.tolist(), counts.tolist())}
+    rows, counts = np.unique(bits.astype(np.int8), axis=0, return_counts=True)
+    if format == "bitstrings":
+        return ["".join(map(str, row)) for row in bits.astype(np.int8).tolist()]
+    return {"".join(map(str, row)): int(c) for row, c in zip(rows.tolist(), counts.tolist())}
