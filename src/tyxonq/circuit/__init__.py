@@ -13,11 +13,13 @@ from .contraction.paths import PathSearchWarning
 from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
 from .contraction.rehearsal import ContractionReport, rehearse
 from .density import DensityMatrixCircuit, DMCircuit
+from .mps import MPSCircuit
 from .operations.gates import GATES
 
 __all__ = [
     "Circuit",
     "DMCircuit",
+    "MPSCircuit",
     "DensityMatrixCircuit",
     "NoisyCircuitError",
     "GATES",

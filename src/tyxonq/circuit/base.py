@@ -18,7 +18,7 @@ import numpy as np
 
 from ..noise.readout import confusion_matrices
 from ..numerics import get_backend
-from ..operators.shots import shot_expectation, validated_shots
+from ..operators.shots import validated_shots
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
@@ -43,10 +43,6 @@ class CircuitBase(OperationList):
     networks start (:meth:`_inputs_kind`) and whether a channel may be simulated exactly
     (:meth:`_check_exact`).
     """
-
-    #: per-qubit readout confusion matrices (``None`` entries: exact) applied to samples; set by
-    #: a noise model (:meth:`with_noise`)
-    _readout: list | None = None
 
     def _inputs_kind(self) -> bool | str:
         """How the networks start: ``False`` (``|0...0>``), ``True`` (an input state vector) or
@@ -300,41 +296,6 @@ class CircuitBase(OperationList):
         probabilities = probabilities / K.sum(probabilities)
         indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
         return format_samples(K, n, format, confusions, seed, indices=indices)
-
-    def sample_expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (), z: Sequence[int] = (),
-                              shots: int = 1024, seed: int | None = None, readout_error: Any = None,
-                              return_std: bool = False) -> Any:
-        """A Pauli string's expectation estimated from ``shots`` measurements in its basis.
-
-        The measured qubits are rotated (X: H, Y: S^dagger H) and sampled from their marginal
-        distribution (only their light cone is contracted); readout error, if given or set by a
-        noise model, is applied to the sampled bits.
-
-        Returns
-        -------
-        float, or (float, float) with ``return_std``
-            The estimate (and its standard error).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> c = tq.Circuit(2).h(0).cx(0, 1)
-        >>> c.sample_expectation_ps(x=[0, 1], shots=100, seed=3)
-        1.0
-        """
-        letters: dict[int, str] = {}
-        for name, qubits in (("X", x), ("Y", y), ("Z", z)):
-            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
-            for q in validate_qubits(tuple(qubits), self._num_qubits, "sample_expectation_ps"):
-                if q in letters:
-                    raise ValueError(f"qubit {q} appears in more than one of x, y, z")
-                letters[q] = name
-        if not letters:
-            raise ValueError("sample_expectation_ps needs at least one qubit in x, y or z")
-        string = "".join(letters.get(q, "I") for q in range(self._num_qubits))
-        value, error = shot_expectation(self, [string], [1.0], validated_shots(shots),
-                                        np.random.default_rng(seed), readout_error)
-        return (value, error) if return_std else value
 
     def with_noise(self, model: Any) -> Any:
         """This circuit with a :class:`~tyxonq.NoiseModel` applied: a :class:`~tyxonq.DMCircuit`

@@ -28,7 +28,8 @@ from ..statevector.adjoint import adjoint_sweep
 from ..statevector.sweep import sweep_program
 from .tracing import Dual, TracingError, active_gradient_method
 
-__all__ = ["traced_expectation", "traced_terms", "uses_contraction", "plain_operations"]
+__all__ = ["traced_expectation", "traced_terms", "parameter_shift_dual", "uses_contraction",
+           "plain_operations"]
 
 _FOUR_TERM = ((math.sqrt(2) + 1) / (4 * math.sqrt(2)), (math.sqrt(2) - 1) / (4 * math.sqrt(2)))
 
@@ -50,26 +51,35 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     method then runs reverse mode through them instead of sweeping the state vector when that is
     cheaper or the state does not fit (:func:`uses_contraction`).
     """
+    if active_gradient_method() != "adjoint":
+        return parameter_shift_dual(circuit, evaluate)
     plain = circuit._with_operations(plain_operations(circuit._operations))
     K = get_backend()
     slots = _slots(circuit)
-    if active_gradient_method() == "adjoint":
-        wanted = _wanted(slots)
-        contractions = requests(plain) if requests is not None else None
-        if contractions is not None and uses_contraction(K, plain, contractions):
-            values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
-                                                          contractions, wanted, len(slots))
-            value, angle_gradients = float(np.real(values.sum())), np.real(gradients.sum(axis=0))
-        else:
-            n = plain.num_qubits
-            require_memory(K, 3 * 2 ** n, f"the adjoint sweep over {n} qubits (three state vectors)",
-                           _SWEEP_HINT)
-            value, angle_gradients = adjoint_sweep(K, plain._operations, n, plain._input_array(K),
-                                                   apply_observable, wanted, len(slots))
+    wanted = _wanted(slots)
+    contractions = requests(plain) if requests is not None else None
+    if contractions is not None and uses_contraction(K, plain, contractions):
+        values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
+                                                      contractions, wanted, len(slots))
+        value, angle_gradients = float(np.real(values.sum())), np.real(gradients.sum(axis=0))
     else:
-        value = float(K.to_numpy(evaluate(plain)))
-        angle_gradients = _parameter_shift(K, plain, slots, evaluate)
+        n = plain.num_qubits
+        require_memory(K, 3 * 2 ** n, f"the adjoint sweep over {n} qubits (three state vectors)",
+                       _SWEEP_HINT)
+        value, angle_gradients = adjoint_sweep(K, plain._operations, n, plain._input_array(K),
+                                               apply_observable, wanted, len(slots))
     return Dual(value, np.asarray(angle_gradients, dtype=float) @ _chain(slots))
+
+
+def parameter_shift_dual(circuit: Any, evaluate: Callable[[Any], Any]) -> Dual:
+    """A real result of a circuit with traced angles, as a Dual whose gradient comes from
+    shifted evaluations: ``evaluate(plain_circuit)`` computes the result of a circuit without
+    traced angles (any simulator)."""
+    plain = circuit._with_operations(plain_operations(circuit._operations))
+    K = get_backend()
+    slots = _slots(circuit)
+    value = float(K.to_numpy(evaluate(plain)))
+    return Dual(value, np.asarray(_parameter_shift(K, plain, slots, evaluate), dtype=float) @ _chain(slots))
 
 
 def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callable[[Any], Any],
@@ -95,8 +105,7 @@ def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callab
     if weights is None:
         raise TracingError("parameter-shift gradients of several terms need their weights "
                            "(coefficients=...); or use method='adjoint'")
-    value = float(K.to_numpy(evaluate(plain)))
-    return Dual(value, np.asarray(_parameter_shift(K, plain, slots, evaluate), dtype=float) @ chain)
+    return parameter_shift_dual(circuit, evaluate)
 
 
 _SWEEP_HINT = ("Gradients of local expectations (expectation, expectation_ps, a PauliSum) run "

@@ -1,0 +1,428 @@
+"""The :class:`MPSCircuit`: gates on a matrix-product state with bounded bond dimension.
+
+It is a sibling of :class:`~tyxonq.Circuit`: the same gate methods, operations and checks
+(:class:`~tyxonq.circuit.operations.operation_list.OperationList`), simulated differently. The
+operations are applied to a matrix-product state when a result is first asked for, and the state
+is kept: later results, and circuits that extend this one (a measurement basis rotation, more
+gates), start from it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...noise.readout import confusion_matrices
+from ...numerics import get_backend
+from ...operators.shots import validated_shots
+from ..differentiation.traced import parameter_shift_dual
+from ..differentiation.tracing import TracingError
+from ..memory import require_memory
+from ..operations.gates import constant, gate_matrix
+from ..operations.operation import validate_qubits
+from ..operations.operation_list import SAMPLE_FORMATS, OperationList, format_samples
+from . import measure
+from .sampling import perfect_samples
+from .state import MPSState, truncation_of
+
+__all__ = ["MPSCircuit", "MPS_HINT"]
+
+MPS_HINT = ("amplitude, expectation, expectation_ps, reduced_density_matrix, marginal_probability "
+            "and sample never build the 2^n amplitudes; use those")
+INPUT_TOLERANCE = 1e-6
+
+
+class MPSCircuit(OperationList):
+    """A circuit on ``num_qubits`` qubits simulated as a matrix-product state.
+
+    Every gate method of :class:`~tyxonq.Circuit`, with the same conventions (qubit 0 most
+    significant, chaining). Two-qubit gates on neighbours cost one SVD of a ``2D x 2D`` matrix;
+    gates on distant qubits are brought together by swaps (each an SVD) and taken back.
+
+    Parameters
+    ----------
+    num_qubits : int
+        Number of qubits.
+    max_bond : int, optional
+        The largest bond dimension kept (``None``: no cap).
+    cutoff : float
+        Singular values are dropped, smallest first, while their discarded weight (sum of
+        squares, relative to the total) stays at most ``cutoff``; in ``[0, 1)``. Values at
+        rounding level (below ``s_max * k * eps``, as ``numpy.linalg.matrix_rank``) are always
+        dropped.
+    inputs : optional
+        The initial state instead of ``|0...0>``: a product state (``n`` one-qubit vectors,
+        shape ``(n, 2)``), a dense state vector of length ``2**n`` (split into an exact MPS), or
+        a list of ``n`` site tensors of shapes ``(D_i, 2, D_{i+1})`` with ``D_0 = D_n = 1``.
+        It must be normalised (to 1e-6).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.MPSCircuit(100, max_bond=8)
+    >>> c = c.h(0)
+    >>> for q in range(99):
+    ...     c = c.cx(q, q + 1)
+    >>> round(abs(complex(c.amplitude("1" * 100))) ** 2, 12), max(c.bond_dimensions())
+    (0.5, 2)
+    >>> round(float(c.expectation_ps(z=[0, 99])), 12), round(float(c.entanglement_entropy(50)), 6)
+    (1.0, 0.693147)
+    """
+
+    def __init__(self, num_qubits: int, max_bond: int | None = None, cutoff: float = 1e-12,
+                 inputs: Any = None) -> None:
+        super().__init__(num_qubits)
+        if max_bond is not None and (isinstance(max_bond, bool) or not isinstance(
+                max_bond, numbers.Integral) or max_bond < 1):
+            raise ValueError(f"max_bond={max_bond!r} must be a positive int or None")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Real) or not 0 <= cutoff < 1:
+            raise ValueError(f"cutoff={cutoff!r} must be a number in [0, 1)")
+        self._max_bond = None if max_bond is None else int(max_bond)
+        self._cutoff = float(cutoff)
+        self._inputs = None if inputs is None else self._validated_inputs(inputs)
+        self._cache: tuple | None = None  # (backend, operations simulated, state)
+
+    @property
+    def max_bond(self) -> int | None:
+        return self._max_bond
+
+    @property
+    def cutoff(self) -> float:
+        return self._cutoff
+
+    def _add_channel(self, channel: Any, qubits: tuple) -> MPSCircuit:
+        raise ValueError(
+            f"{getattr(channel, 'name', 'a channel')} on qubits {qubits}: an MPSCircuit simulates "
+            "pure states; use tq.DMCircuit for noisy circuits, or a tq.Circuit with "
+            "tq.noise.trajectory_expectation"
+        )
+
+    # -- inputs --------------------------------------------------------------------------------
+    def _validated_inputs(self, inputs: Any) -> tuple[str, Any]:
+        """``("product" | "dense" | "sites", data)`` after checking shapes and the norm."""
+        n = self._num_qubits
+        K = get_backend()
+        if isinstance(inputs, (list, tuple)) and inputs and np.ndim(_host(K, inputs[0])) == 3:
+            shapes = [tuple(np.shape(_host(K, site))) for site in inputs]
+            if len(shapes) != n:
+                raise ValueError(f"inputs has {len(shapes)} site tensors; {n} qubits need {n}")
+            for i, shape in enumerate(shapes):
+                left = 1 if i == 0 else shapes[i - 1][2]
+                last = i == n - 1
+                if len(shape) != 3 or shape[1] != 2 or shape[0] != left or (last and shape[2] != 1):
+                    raise ValueError(
+                        f"inputs site {i} has shape {shape}; expected ({left}, 2, "
+                        f"{1 if last else 'D'}): site tensors (D_i, 2, D_i+1), D_0 = D_n = 1")
+            kind = "sites"
+        else:
+            shape = tuple(np.shape(_host(K, inputs)))
+            if shape == (n, 2):
+                kind = "product"
+            elif shape == (2 ** n,):
+                kind = "dense"
+            else:
+                raise ValueError(f"inputs has shape {shape}; {n} qubits need a product state ({n}, 2), "
+                                 f"a state vector ({2 ** n},) or a list of {n} site tensors")
+        state = _initial_state(K, n, (kind, inputs), truncation_of(K, None, 0.0))
+        norm = _host_norm(K, state)
+        if norm is not None and abs(norm - 1.0) > INPUT_TOLERANCE:
+            raise ValueError(f"inputs must be a normalised state; its norm is {norm:.6g}")
+        return kind, inputs
+
+    # -- simulation ----------------------------------------------------------------------------
+    def _state(self, what: str) -> MPSState:
+        """The simulated state (cached; an extended circuit continues from its parent's)."""
+        if self._is_traced():
+            raise TracingError(
+                f"{what} of an MPSCircuit with traced angles: exact gradients without autograd "
+                "(parameter shift) differentiate expectation values only; use the pytorch or jax "
+                "backend (autograd) or method='finite-difference'"
+            )
+        K = get_backend()
+        operations = self._operations
+        cache = self._cache
+        if cache is not None and cache[0] is K and len(cache[1]) <= len(operations) and all(
+                a is b for a, b in zip(cache[1], operations)):
+            done, state = len(cache[1]), cache[2]
+            if done == len(operations):
+                return state
+            state = state.copy()
+        else:
+            done = 0
+            state = _initial_state(K, self._num_qubits, self._inputs,
+                                   truncation_of(K, self._max_bond, self._cutoff))
+        toward_left = _next_gate_is_left(operations)
+        for index in range(done, len(operations)):
+            op = operations[index]
+            state.apply(gate_matrix(K, op.gate, op.params), op.qubits, toward_left[index])
+        self._cache = (K, tuple(operations), state)
+        return state
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def bond_dimensions(self) -> list[int]:
+        """The ``n - 1`` bond dimensions, bond ``i`` between qubits ``i`` and ``i + 1``.
+
+        Inside ``jax.jit`` the values cannot be read, so bonds keep ``min(max_bond, rank)``
+        singular values (``cutoff`` drops none there).
+        """
+        return self._state("bond_dimensions()").bond_dimensions()
+
+    def truncation_error(self) -> Any:
+        """The total discarded weight: the sum over truncations of the relative weight cut.
+
+        The infidelity ``1 - |<exact|mps>|^2`` is about this for small errors, and at most
+        ``sin^2(sum_k arcsin sqrt(eps_k))`` (each truncation turns the state by an angle
+        ``arcsin sqrt(eps_k)``).
+        """
+        discarded = self._state("truncation_error()").truncation.discarded
+        return sum(discarded) if discarded else 0.0
+
+    def fidelity_estimate(self) -> Any:
+        """The product of the kept weights, ``prod_k (1 - eps_k)``: 1 when nothing was cut."""
+        value: Any = 1.0
+        for eps in self._state("fidelity_estimate()").truncation.discarded:
+            value = value * (1 - eps)
+        return value
+
+    def entanglement_entropy(self, cut: int) -> Any:
+        """Von Neumann entropy (natural log) of qubits ``0 .. cut - 1`` against the rest, from
+        the singular values across the bond between qubits ``cut - 1`` and ``cut``.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(float(tq.MPSCircuit(2).h(0).cx(0, 1).entanglement_entropy(1)), 6)
+        0.693147
+        """
+        if isinstance(cut, bool) or not isinstance(cut, numbers.Integral) \
+                or not 1 <= cut <= self._num_qubits - 1:
+            raise ValueError(f"cut={cut!r} must be an int in [1, {self._num_qubits - 1}] (the bond "
+                             "between qubits cut - 1 and cut)")
+        return measure.entanglement_entropy(self._state("entanglement_entropy()"), int(cut))
+
+    # -- results -------------------------------------------------------------------------------
+    def amplitude(self, bitstring: str | int) -> Any:
+        """``<bitstring|psi>`` (qubit 0 is the leftmost character), one matrix product per site.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(abs(complex(tq.MPSCircuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
+        0.5
+        """
+        bits = self._parse_bitstring(bitstring)
+        return measure.amplitude(self._state("amplitude()"), bits)
+
+    def state(self) -> Any:
+        """The ``2**n`` amplitudes (qubit 0 most significant), memory checked first."""
+        K = get_backend()
+        n = self._num_qubits
+        require_memory(K, 2 ** n, f"state() of {n} qubits", MPS_HINT)
+        return measure.dense_state(self._state("state()"))
+
+    wavefunction = state
+
+    def probability(self) -> Any:
+        """Probabilities of all ``2**n`` basis states (a real array), memory checked first."""
+        K = get_backend()
+        psi = self.state()
+        return K.real(K.conj(psi) * psi)
+
+    def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
+        """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for ``(matrix, qubits)`` operators, or a PauliSum.
+
+        Only the sites from the first to the last qubit touched are contracted, between cached
+        environments. The result is real; a non-Hermitian matrix raises unless
+        ``hermitian=False``. Gradients: autograd on PyTorch and JAX, parameter shift through the
+        MPS for ``tq.value_and_grad`` on NumPy and cuPyNumeric.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> z = np.diag([1.0, -1.0])
+        >>> float(tq.MPSCircuit(3).x(2).expectation((z, [0]), (z, [2])))
+        -1.0
+        """
+        if not operators:
+            raise ValueError("expectation needs at least one (matrix, qubits) operator")
+        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
+            return operators[0].expectation(self, hermitian=hermitian, **options)
+        if options:
+            raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
+        K = get_backend()
+        matrices, groups, _ = self._validated_operators(operators, hermitian, K)
+        if self._is_traced():
+            if not hermitian:
+                raise TracingError("exact gradients need a real objective: use hermitian=True")
+            return parameter_shift_dual(self, lambda c: c.expectation(*operators))
+        value = measure.operator_expectation(self._state("expectation()"), matrices, groups)
+        return K.real(value) if hermitian else value
+
+    def pauli_expectations(self, strings: Sequence[str],
+                           coefficients: Sequence[Any] | None = None) -> Any:
+        """``<psi|P|psi>`` for many Pauli strings, or ``sum_i c_i <psi|P_i|psi>``.
+
+        Each string costs a sweep over the sites from its first to its last non-identity
+        factor; the environments outside are made once and shared by every string.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.MPSCircuit(3).h(0).cx(0, 1)
+        >>> K = tq.get_backend()
+        >>> K.to_numpy(c.pauli_expectations(["ZZI", "XXI", "IIZ", "III"])).round(12).tolist()
+        [1.0, 1.0, 1.0, 1.0]
+        """
+        strings = self._validated_strings(strings)
+        if coefficients is not None and len(coefficients) != len(strings):
+            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+        if self._is_traced():
+            if coefficients is None:
+                raise TracingError("parameter-shift gradients of several terms need their "
+                                   "weights (coefficients=...)")
+            if np.iscomplexobj(np.asarray(coefficients)):
+                raise TracingError("exact gradients need a real objective: real coefficients")
+            return parameter_shift_dual(self, lambda c: c.pauli_expectations(strings, coefficients))
+        K = get_backend()
+        state = self._state("pauli_expectations()")
+        one = K.ones((), K.dtype)
+        values = []
+        for string in strings:
+            factors = {q: constant(K, letter.lower()) for q, letter in enumerate(string) if letter != "I"}
+            values.append(K.real(measure.pauli_string_value(state, factors)) if factors else K.real(one))
+        values = K.stack(values)
+        if coefficients is None:
+            return values
+        if all(isinstance(c, numbers.Number) for c in coefficients):
+            return K.sum(values * K.asarray(np.asarray(coefficients)))
+        return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))
+
+    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
+        """The density matrix of ``qubits`` (in the order given), the others traced out.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> rho = tq.MPSCircuit(3).h(0).cx(0, 2).reduced_density_matrix([2])
+        >>> K.to_numpy(rho).real.round(6).tolist()
+        [[0.5, 0.0], [0.0, 0.5]]
+        """
+        qubits = self._checked_qubits(qubits, "reduced_density_matrix")
+        K = get_backend()
+        require_memory(K, 4 ** len(qubits) * 4, f"the density matrix of {len(qubits)} qubit(s)",
+                       "Use fewer qubits")
+        return measure.reduced_density_matrix(self._state("reduced_density_matrix()"), qubits)
+
+    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+        """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given;
+        the first is the most significant bit).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> K.to_numpy(tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6).tolist()
+        [0.5, 0.0, 0.0, 0.5]
+        """
+        qubits = self._checked_qubits(qubits, "marginal_probability")
+        K = get_backend()
+        require_memory(K, 2 ** len(qubits) * 4, f"the probabilities of {len(qubits)} qubit(s)",
+                       "Use fewer qubits")
+        return measure.marginal_probability(self._state("marginal_probability()"), qubits)
+
+    def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
+        qubits = validate_qubits(tuple(qubits), self._num_qubits, what)
+        if not qubits:
+            raise ValueError(f"{what} needs at least one qubit")
+        return qubits
+
+    def sample(self, shots: int, seed: int | None = None, format: str = "counts",
+               readout_error: Any = None) -> Any:
+        """Measure all qubits ``shots`` times by exact sequential sampling from the MPS (all
+        shots at once, one site at a time; nothing of size ``2**n``).
+
+        Parameters as :meth:`tyxonq.Circuit.sample`; ``format="indices"`` needs at most 62
+        qubits.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.MPSCircuit(3).x(0).cx(0, 2).sample(5, seed=1)
+        {'101': 5}
+        """
+        shots = validated_shots(shots)
+        if format not in SAMPLE_FORMATS:
+            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        n = self._num_qubits
+        confusions = (confusion_matrices(readout_error, n) if readout_error is not None
+                      else self._readout)
+        bits = perfect_samples(self._state("sample()"), shots, np.random.default_rng(seed))
+        return format_samples(get_backend(), n, format, confusions, seed, bits=bits)
+
+
+def _host(K: Any, value: Any) -> Any:
+    """Host values to check shapes (a backend array's own shape where they cannot be read)."""
+    if K.is_array(value):
+        try:
+            return K.to_numpy(K.detach(value))
+        except Exception:  # a traced array
+            return np.zeros(tuple(K.shape(value)))
+    return value
+
+
+def _host_norm(K: Any, state: MPSState) -> float | None:
+    try:
+        return float(np.linalg.norm(K.to_numpy(K.detach(state.sites[state.centre]))))
+    except Exception:  # traced inputs: their norm is the caller's
+        return None
+
+
+def _initial_state(K: Any, n: int, inputs: tuple | None, truncation: Any) -> MPSState:
+    """The MPS of the inputs: ``|0...0>``, a product state, a split dense state or site tensors
+    brought into canonical form (centre on the last site) without truncation."""
+    if inputs is None:
+        return MPSState.zeros(K, n, truncation)
+    kind, data = inputs
+    if kind == "product":
+        vectors = [K.asarray(v) for v in data] if isinstance(data, (list, tuple)) else \
+            [K.asarray(data)[i] for i in range(n)]
+        sites = [K.reshape(_complex(K, v), (1, 2, 1)) for v in vectors]
+        return MPSState(K, sites, 0, truncation)
+    exact = truncation_of(K, None, 0.0)
+    if kind == "dense":
+        rest = K.reshape(_complex(K, K.asarray(data)), (1, 2 ** n))
+        sites = []
+        for _ in range(n - 1):
+            left, size = K.shape(rest)
+            u, w, _ = K.svd_split(K.reshape(rest, (left * 2, size // 2)), exact.rank)
+            sites.append(K.reshape(u, (left, 2, K.shape(u)[1])))
+            rest = w
+        sites.append(K.reshape(rest, (K.shape(rest)[0], 2, 1)))
+        return MPSState(K, sites, n - 1, truncation)
+    sites = [_complex(K, K.asarray(site)) for site in data]
+    for i in range(n - 1):
+        left, _, right = K.shape(sites[i])
+        u, w, _ = K.svd_split(K.reshape(sites[i], (left * 2, right)), exact.rank)
+        sites[i] = K.reshape(u, (left, 2, K.shape(u)[1]))
+        sites[i + 1] = K.einsum("ab,bsc->asc", w, sites[i + 1])
+    return MPSState(K, sites, n - 1, truncation)
+
+
+def _complex(K: Any, x: Any) -> Any:
+    return x if K.is_complex(x) and K.dtype_of(x) == K.dtype else K.cast(x, K.dtype)
+
+
+def _next_gate_is_left(operations: list) -> list[bool]:
+    """Per operation: whether the next gate on several qubits lies left of it (so the
+    orthogonality centre is left on the block's first site rather than its last)."""
+    answers = [False] * len(operations)
+    next_first: int | None = None
+    for index in range(len(operations) - 1, -1, -1):
+        qubits = operations[index].qubits
+        answers[index] = next_first is not None and next_first < min(qubits)
+        if len(qubits) > 1:
+            next_first = min(qubits)
+    return answers

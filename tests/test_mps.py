@@ -1,0 +1,345 @@
+"""MPSCircuit against the dense reference simulator, on every backend: states, amplitudes,
+expectations, reduced density matrices, marginals and samples; truncation bookkeeping against
+the exact state; wide chains against the contraction simulator; gradients against parameter
+shift and finite differences; every bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import tyxonq as tq
+from conftest import BACKEND_IDS, make_backend
+from reference import X, Y, Z, random_hermitian, random_unitary, reference_expectation, reference_state
+from test_circuit import build, random_circuits
+
+PAULI = {"X": X, "Y": Y, "Z": Z}
+
+
+def build_mps(n: int, operations: list[tuple], **options) -> tq.MPSCircuit:
+    circuit = tq.MPSCircuit(n, **options)
+    for gate, qubits, params in operations:
+        if gate == "unitary":
+            circuit.unitary(*qubits, matrix=params[0])
+        else:
+            getattr(circuit, gate)(*qubits, *params)
+    return circuit
+
+
+def close(K, got, expected, atol=1e-10):
+    np.testing.assert_allclose(K.to_numpy(got), expected, atol=atol)
+
+
+def reduced(psi: np.ndarray, keep: tuple, n: int) -> np.ndarray:
+    tensor = psi.reshape((2,) * n)
+    rest = [q for q in range(n) if q not in keep]
+    matrix = np.transpose(tensor, list(keep) + rest).reshape(2 ** len(keep), -1)
+    return matrix @ matrix.conj().T
+
+
+def brickwork(n: int, depth: int, seed: int) -> list[tuple]:
+    """Random SU(4)-free brickwork: RY/RZ layers and CZ bricks."""
+    rng = np.random.default_rng(seed)
+    operations = []
+    for layer in range(depth):
+        for q in range(n):
+            operations.append(("ry", (q,), (float(rng.uniform(0, np.pi)),)))
+            operations.append(("rz", (q,), (float(rng.uniform(0, np.pi)),)))
+        for q in range(layer % 2, n - 1, 2):
+            operations.append(("cz", (q, q + 1), ()))
+    return operations
+
+
+# -- exact simulation against the dense reference ------------------------------------------------
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+def test_random_circuits_match_the_dense_reference(backend_name):
+    K = make_backend(backend_name)
+
+    @settings(max_examples=25, deadline=None)
+    @given(circuit=random_circuits(max_qubits=6, max_gates=14), seed=st.integers(0, 2 ** 16))
+    def check(circuit, seed):
+        n, operations = circuit
+        psi = reference_state(n, operations)
+        rng = np.random.default_rng(seed)
+        with tq.use_backend(K):
+            c = build_mps(n, operations, cutoff=0.0)
+            close(K, c.state(), psi)
+            bits = "".join(str(b) for b in rng.integers(0, 2, n))
+            close(K, c.amplitude(bits), psi[int(bits, 2)])
+            qubits = tuple(int(q) for q in rng.permutation(n)[: rng.integers(1, n + 1)])
+            close(K, c.reduced_density_matrix(qubits), reduced(psi, qubits, n))
+            close(K, c.marginal_probability(qubits), np.real(np.diag(reduced(psi, qubits, n))))
+            letters = {q: "XYZ"[rng.integers(0, 3)] for q in qubits}
+            factors = [(PAULI[letter], (q,)) for q, letter in letters.items()]
+            value = reference_expectation(psi, factors, n).real
+            pauli = {k.lower(): [q for q, letter in letters.items() if letter == k] for k in "XYZ"}
+            close(K, c.expectation_ps(**pauli), value)
+            string = "".join(letters.get(q, "I") for q in range(n))
+            close(K, c.pauli_expectations([string, "I" * n]), [value, 1.0])
+            if n >= 2:  # a two-qubit operator on any two qubits, in either order
+                pair = tuple(int(q) for q in rng.permutation(n)[:2])
+                matrix = random_hermitian(rng, 2)
+                expected = reference_expectation(psi, [(matrix, pair)], n).real
+                close(K, c.expectation((matrix, pair)), expected)
+            assert all(d <= 2 ** min(i + 1, n - i - 1) for i, d in enumerate(c.bond_dimensions()))
+
+    check()
+
+
+def test_operators_interleaved_across_the_chain():
+    rng = np.random.default_rng(5)
+    n = 6
+    operations = brickwork(n, 3, seed=1)
+    psi = reference_state(n, operations)
+    c = build_mps(n, operations, cutoff=0.0)
+    a, b, single = random_hermitian(rng, 2), random_hermitian(rng, 2), random_hermitian(rng, 1)
+    operators = [(a, (4, 0)), (b, (1, 5)), (single, (3,))]
+    expected = reference_expectation(psi, operators, n)
+    np.testing.assert_allclose(c.expectation(*operators), expected.real, atol=1e-10)
+    three = random_hermitian(rng, 3)
+    expected = reference_expectation(psi, [(three, (5, 1, 3))], n)
+    np.testing.assert_allclose(c.expectation((three, (5, 1, 3))), expected.real, atol=1e-10)
+
+
+def test_inputs_product_dense_and_site_tensors():
+    rng = np.random.default_rng(2)
+    n = 5
+    operations = brickwork(n, 2, seed=4)
+    vectors = rng.normal(size=(n, 2)) + 1j * rng.normal(size=(n, 2))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    product = vectors[0]
+    for v in vectors[1:]:
+        product = np.kron(product, v)
+    dense = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
+    dense /= np.linalg.norm(dense)
+    sites = tq.MPSCircuit(n, inputs=dense)._state("test").sites
+    for inputs, psi in ((vectors, product), (dense, dense), ([np.asarray(s) for s in sites], dense)):
+        c = build_mps(n, operations, cutoff=0.0, inputs=inputs)
+        np.testing.assert_allclose(c.state(), reference_state(n, operations, psi), atol=1e-10)
+
+
+def test_complex64_within_single_precision():
+    K = make_backend("numpy", dtype="complex64")
+    n, operations = 5, brickwork(5, 3, seed=3)
+    with tq.use_backend(K):
+        state = build_mps(n, operations, cutoff=0.0).state()
+    assert K.to_numpy(state).dtype == np.complex64
+    np.testing.assert_allclose(K.to_numpy(state), reference_state(n, operations), atol=1e-5)
+
+
+# -- truncation ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("max_bond, cutoff", [(4, 0.0), (8, 1e-3), (None, 1e-2)])
+def test_truncation_error_bounds_the_infidelity(max_bond, cutoff):
+    n = 12
+    operations = brickwork(n, 8, seed=7)
+    exact = reference_state(n, operations)
+    c = build_mps(n, operations, max_bond=max_bond, cutoff=cutoff)
+    approximate = c.state()
+    infidelity = 1 - abs(np.vdot(exact, approximate)) ** 2
+    errors = c._state("test").truncation.discarded
+    assert errors and c.truncation_error() == pytest.approx(sum(errors))
+    assert c.fidelity_estimate() == pytest.approx(np.prod([1 - e for e in errors]))
+    angle = min(np.pi / 2, sum(np.arcsin(np.sqrt(e)) for e in errors))
+    assert -1e-12 <= infidelity <= np.sin(angle) ** 2 + 1e-12
+    assert infidelity <= 1.5 * c.truncation_error()  # and close to the sum, in practice
+    assert abs(np.linalg.norm(approximate) - 1) < 1e-12
+    if max_bond is not None:
+        assert max(c.bond_dimensions()) <= max_bond
+
+
+def test_nothing_truncated_reports_zero_error():
+    c = build_mps(8, brickwork(8, 3, seed=2), cutoff=0.0)
+    assert c.truncation_error() == 0.0 and c.fidelity_estimate() == 1.0
+
+
+def test_entanglement_entropy_against_the_reduced_state():
+    n = 8
+    operations = brickwork(n, 4, seed=9)
+    psi = reference_state(n, operations)
+    c = build_mps(n, operations, cutoff=0.0)
+    for cut in range(1, n):
+        rho = reduced(psi, tuple(range(cut)), n)
+        p = np.clip(np.linalg.eigvalsh(rho), 1e-300, None)
+        assert float(c.entanglement_entropy(cut)) == pytest.approx(float(-(p * np.log(p)).sum()), abs=1e-9)
+
+
+# -- wide chains ---------------------------------------------------------------------------------
+def test_100_qubit_ghz_amplitudes():
+    c = tq.MPSCircuit(100).h(0)
+    for q in range(99):
+        c.cx(q, q + 1)
+    assert abs(complex(c.amplitude("0" * 100))) ** 2 == pytest.approx(0.5, abs=1e-12)
+    assert abs(complex(c.amplitude("1" * 100))) ** 2 == pytest.approx(0.5, abs=1e-12)
+    assert abs(complex(c.amplitude("1" * 50 + "0" * 50))) < 1e-12
+    assert max(c.bond_dimensions()) == 2
+    assert c.sample(200, seed=3, format="counts").keys() <= {"0" * 100, "1" * 100}
+
+
+def test_64_qubit_brickwork_against_the_contraction_simulator():
+    n = 64
+    operations = brickwork(n, 4, seed=11)
+    mps = build_mps(n, operations, cutoff=0.0)
+    network = build(n, operations)
+    for q in (0, 17, 40, 63):
+        expected = float(network.expectation_ps(z=[q]))
+        assert float(mps.expectation_ps(z=[q])) == pytest.approx(expected, abs=1e-10)
+    assert float(mps.expectation_ps(x=[20], z=[21])) == pytest.approx(
+        float(network.expectation_ps(x=[20], z=[21])), abs=1e-10)
+    h = tq.hamiltonians.tfim(n)
+    assert float(mps.expectation(h)) == pytest.approx(float(network.expectation(h)), abs=1e-9)
+
+
+# -- sampling ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+def test_samples_follow_the_exact_distribution(backend_name):
+    K = make_backend(backend_name)
+    n = 5
+    operations = brickwork(n, 3, seed=5)
+    p = np.abs(reference_state(n, operations)) ** 2
+    with tq.use_backend(K):
+        c = build_mps(n, operations)
+        indices = K.to_numpy(c.sample(20000, seed=8, format="indices"))
+        again = K.to_numpy(c.sample(20000, seed=8, format="indices"))
+    np.testing.assert_array_equal(indices, again)  # seeded
+    counts = np.bincount(indices, minlength=2 ** n)
+    kept = p > 1e-3
+    observed = counts[kept]
+    statistic, pvalue = stats.chisquare(observed, observed.sum() * p[kept] / p[kept].sum())
+    assert pvalue > 1e-6, statistic
+    assert np.all(counts[~kept] <= 20000 * 5e-3)
+
+
+def test_sample_formats_and_readout():
+    c = tq.MPSCircuit(3).x(0).cx(0, 2)
+    assert c.sample(4, seed=1, format="bitstrings") == ["101"] * 4
+    flipped = c.sample(2000, seed=1, readout_error=[[0.9, 0.1], [0.1, 0.9]])
+    assert 0.6 < flipped["101"] / 2000 < 0.8
+    with pytest.raises(ValueError, match="at most 62 qubits"):
+        tq.MPSCircuit(70).sample(2, format="indices")
+    assert tq.MPSCircuit(70).x(69).sample(3, format="counts") == {"0" * 69 + "1": 3}
+
+
+def test_shot_estimates_on_mps():
+    c = tq.MPSCircuit(4).h(0).cx(0, 1).ry(3, 0.4)
+    value, error = c.sample_expectation_ps(x=[0, 1], shots=4000, seed=2, return_std=True)
+    assert value == pytest.approx(1.0) and error == pytest.approx(0.0)
+    h = tq.PauliSum([(0.5, "ZZII"), (1.0, "IIIZ")])
+    estimate, error = h.expectation(c, shots=4000, seed=3, return_std=True)
+    assert abs(estimate - float(h.expectation(c))) < 5 * error + 1e-12
+
+
+# -- gradients -----------------------------------------------------------------------------------
+def ansatz_energy(K, params, n=5, **options):
+    c = tq.MPSCircuit(n, **options)
+    for q in range(n):  # a GHZ-like start: degenerate singular values on every bond
+        c.h(q) if q == 0 else c.cx(q - 1, q)
+    k = 0
+    for _ in range(2):
+        for q in range(n):
+            c.ry(q, theta=params[k])
+            k += 1
+        for q in range(n - 1):
+            c.rzz(q, q + 1, theta=params[k])
+            k += 1
+        c.cx(0, n - 1)
+    h = tq.hamiltonians.tfim(n)
+    return c.expectation(h)
+
+
+@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+def test_autograd_matches_parameter_shift_and_finite_differences(backend_name):
+    params = np.random.default_rng(4).uniform(-1, 1, 18)
+    with tq.use_backend("numpy") as K:
+        value, shifted = tq.value_and_grad(lambda p: ansatz_energy(K, p, cutoff=0.0))(params)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        got_value, got = tq.value_and_grad(lambda p: ansatz_energy(K, p, cutoff=0.0))(K.asarray(params))
+    assert float(got_value) == pytest.approx(float(value), abs=1e-10)
+    np.testing.assert_allclose(K.to_numpy(got), shifted, atol=1e-8)
+    step = 1e-6
+    with tq.use_backend("numpy") as N:
+        for j in (0, 7, 17):
+            e = np.zeros_like(params)
+            e[j] = step
+            fd = (float(ansatz_energy(N, params + e, cutoff=0.0))
+                  - float(ansatz_energy(N, params - e, cutoff=0.0))) / (2 * step)
+            assert float(K.to_numpy(got)[j]) == pytest.approx(fd, abs=1e-7)
+
+
+@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+def test_gradient_of_the_truncated_simulation(backend_name):
+    """With truncation the gradient is that of the truncated simulation: finite differences of
+    the same truncated simulation agree."""
+    params = np.random.default_rng(6).uniform(-1, 1, 24)
+    K = make_backend(backend_name)
+    options = {"max_bond": 2, "cutoff": 0.0}
+    with tq.use_backend(K):
+        _, got = tq.value_and_grad(lambda p: ansatz_energy(K, p, n=6, **options))(K.asarray(params))
+    step = 1e-6
+    with tq.use_backend("numpy") as N:
+        for j in (0, 9, 23):
+            e = np.zeros_like(params)
+            e[j] = step
+            fd = (float(ansatz_energy(N, params + e, n=6, **options))
+                  - float(ansatz_energy(N, params - e, n=6, **options))) / (2 * step)
+            assert float(K.to_numpy(got)[j]) == pytest.approx(fd, abs=1e-6)
+
+
+def test_jit_compiles_the_mps_energy():
+    K = make_backend("jax")
+    params = np.random.default_rng(1).uniform(-1, 1, 18)
+    with tq.use_backend(K):
+        eager = float(ansatz_energy(K, K.asarray(params), max_bond=4))
+        compiled = K.jit(lambda p: ansatz_energy(K, p, max_bond=4))
+        assert float(compiled(K.asarray(params))) == pytest.approx(eager, abs=1e-10)
+
+
+def test_parameter_shift_needs_coefficients_for_several_terms():
+    def values(p):
+        c = tq.MPSCircuit(2).ry(0, theta=p[0])
+        return tq.get_backend().sum(c.pauli_expectations(["ZI", "XI"]))
+
+    with tq.use_backend("numpy"), pytest.raises(Exception, match="coefficients"):
+        tq.value_and_grad(values)(np.array([0.3]))
+
+
+# -- bad input -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("options, message", [
+    ({"max_bond": 0}, "max_bond=0"), ({"max_bond": 2.5}, "max_bond=2.5"),
+    ({"cutoff": 1.0}, "cutoff=1.0"), ({"cutoff": -0.1}, "cutoff=-0.1"),
+    ({"inputs": np.ones(8)}, "normalised"), ({"inputs": np.ones(5)}, "shape"),
+    ({"inputs": [np.ones((1, 2, 2)), np.ones((3, 2, 1)), np.ones((1, 2, 1))]}, "site 1"),
+    ({"inputs": [np.ones((1, 2, 1))] * 2}, "2 site tensors"),
+])
+def test_bad_arguments_name_what_is_wrong(options, message):
+    with pytest.raises(ValueError, match=message):
+        tq.MPSCircuit(3, **options)
+
+
+def test_bad_calls_raise_early():
+    c = tq.MPSCircuit(60).h(0)
+    with pytest.raises(MemoryError, match="never build"):
+        c.state()
+    with pytest.raises(MemoryError):
+        c.probability()
+    with pytest.raises(ValueError, match="pure states"):
+        tq.MPSCircuit(2).depolarizing(0, p=0.1)
+    with pytest.raises(ValueError, match="cut=0"):
+        c.entanglement_entropy(0)
+    with pytest.raises(ValueError, match="bitstring"):
+        c.amplitude("01")
+    with pytest.raises(ValueError, match="not Hermitian"):
+        tq.MPSCircuit(2).expectation((np.array([[0, 1], [0, 0]]), [0]))
+    with pytest.raises(ValueError, match="overlap"):
+        tq.MPSCircuit(2).expectation((Z, [0]), (Z, [0]))
+
+
+def test_unitary_gates_of_any_size():
+    rng = np.random.default_rng(8)
+    u = random_unitary(rng, 4)
+    c = tq.MPSCircuit(6).h(0).h(3).unitary(5, 0, 3, 1, matrix=u)
+    expected = reference_state(6, [("h", (0,), ()), ("h", (3,), ()), ("unitary", (5, 0, 3, 1), (u,))])
+    np.testing.assert_allclose(c.state(), expected, atol=1e-10)
