@@ -54,9 +54,9 @@ def reset_peak_rss() -> None:
 def measure(workload: str, engine_name: str, n: int, repeat: int, threads: int) -> dict:
     """Build, warm up, check, then time ``repeat`` repetitions; a JSON-able record."""
     from engines import ENGINES
-    from specs import TOLERANCE, make_spec
+    from specs import make_spec
 
-    from reference import deviation, expected
+    from reference import deviation, expected, part_deviations, split_report, within_tolerance
 
     engine = ENGINES[engine_name]
     if "torch" in engine.requires:
@@ -72,8 +72,13 @@ def measure(workload: str, engine_name: str, n: int, repeat: int, threads: int) 
     result = run()
     record["warmup_s"] = time.perf_counter() - start
     warmup_peak = peak_rss_mib()
-    record["deviation"] = deviation(workload, canonical(result), expected(spec))
-    if not record["deviation"] <= TOLERANCE:
+    result_parts, report = split_report(workload, canonical(result))
+    record.update(report)
+    reference = expected(spec)
+    record["deviation"] = deviation(workload, result_parts, reference)
+    if spec.max_bond:  # rows checked part by part (truncated or sampled): each part's deviation
+        record["deviations"] = part_deviations(workload, result_parts, reference)
+    if not within_tolerance(workload, result_parts, reference):
         record.update(status="WRONG", peak_rss_mib=warmup_peak)
         return record
     del result

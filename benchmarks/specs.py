@@ -38,6 +38,9 @@ NOISY = ("noisy_energy", "noisy_energy_gradient", "noisy_density_matrix", "noisy
 #: the depolarising probability of those rows (one channel per qubit of each gate)
 NOISE = 0.01
 
+#: the rows simulated as matrix-product states with a bond-dimension cap (``Spec.max_bond``)
+MPS = ("mps_brickwork", "mps_quench", "mps_energy_gradient")
+
 #: workload name -> one-line description (the order is the suite's order)
 WORKLOADS = {
     "statevector": "state of a 10-layer RX·RZ + CNOT-ladder circuit",
@@ -57,10 +60,13 @@ WORKLOADS = {
     "noisy_energy_gradient": "the same noisy TFIM energy + full gradient",
     "noisy_density_matrix": "density matrix of the noisy 4-layer ansatz",
     "noisy_brickwork_local": "<Z_middle> of a depth-4 RY + CZ brickwork, depolarising after every gate",
+    "mps_brickwork": "MPS, max_bond 64: <Z_middle> and 1000 samples of a depth-20 RY + CZ brickwork",
+    "mps_quench": "MPS, max_bond 32: magnetisation after a 20-step TFIM Trotter quench",
+    "mps_energy_gradient": "MPS, max_bond 32: TFIM energy + gradient of the 4-layer ansatz",
 }
 #: workloads whose result is the energy and its gradient at ``params``
 GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if w not in ENERGY_ONLY),
-             "tfim_brickwork_gradient", "noisy_energy_gradient")
+             "tfim_brickwork_gradient", "noisy_energy_gradient", "mps_energy_gradient")
 
 #: full and --quick sizes (qubits) per workload
 SIZES = {
@@ -76,6 +82,9 @@ SIZES = {
     "noisy_energy_gradient": ((10,), (6,)),
     "noisy_density_matrix": ((12,), (6,)),
     "noisy_brickwork_local": ((40,), (12,)),
+    "mps_brickwork": ((50,), (12,)),
+    "mps_quench": ((100,), (12,)),
+    "mps_energy_gradient": ((32,), (8,)),
 }
 
 #: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
@@ -94,6 +103,14 @@ QAOA_LAYERS = 3
 BRICKWORK_DEPTH = 10
 TFIM_BRICKWORK_DEPTH = 4
 SHALLOW_DEPTH = 8
+MPS_BRICKWORK_DEPTH = 20
+MPS_BRICKWORK_BOND = 64
+SHOTS = 1000
+QUENCH_STEPS = 20
+QUENCH_DT = 0.05
+QUENCH_FIELD = 1.0
+QUENCH_BOND = 32
+ANSATZ_BOND = 32
 
 
 class Gate(NamedTuple):
@@ -130,6 +147,11 @@ class Spec:
         Qubit of ``<Z>`` (``brickwork_local``, ``noisy_brickwork_local``).
     noise : float
         Depolarising probability p after every gate, on each of its qubits (0: a pure state).
+    max_bond : int
+        The MPS rows' bond-dimension cap (0 elsewhere); their cutoff is 1e-12 (relative
+        discarded weight) or the library's nearest equivalent.
+    shots : int
+        Samples drawn (``mps_brickwork``; seed ``SEED``).
     """
 
     workload: str
@@ -143,6 +165,8 @@ class Spec:
     edges: tuple[tuple[int, int, float], ...] = ()
     observed: int = 0
     noise: float = 0.0
+    max_bond: int = 0
+    shots: int = 0
 
     @property
     def num_params(self) -> int:
@@ -202,6 +226,18 @@ def brickwork(n: int, depth: int) -> list[Gate]:
     for layer in range(depth):
         gates += [Gate("ry", (q,), layer * n + q) for q in range(n)]
         gates += [Gate("cz", (q, q + 1)) for q in range(layer % 2, n - 1, 2)]
+    return gates
+
+
+def trotter_quench(n: int, steps: int) -> list[Gate]:
+    """First-order Trotter steps of ``exp(-i dt H)``, ``H = -Σ Z_i Z_{i+1} - g Σ X_i``: per step
+    ``RZZ(params[0])`` on even bonds, then odd bonds, then ``RX(params[1])`` on every qubit, with
+    ``params = [-2 dt, -2 g dt]`` (``exp(i dt Z Z) = RZZ(-2 dt)``)."""
+    gates = []
+    for _ in range(steps):
+        for start in (0, 1):
+            gates += [Gate("rzz", (q, q + 1), 0) for q in range(start, n - 1, 2)]
+        gates += [Gate("rx", (q,), 1) for q in range(n)]
     return gates
 
 
@@ -268,6 +304,18 @@ def make_spec(workload: str, n: int) -> Spec:
         return Spec(workload, n, tuple(brickwork(n, TFIM_BRICKWORK_DEPTH)),
                     _uniform(0, np.pi, (n * TFIM_BRICKWORK_DEPTH,)), layers=TFIM_BRICKWORK_DEPTH,
                     observed=n // 2, noise=NOISE)
+    if workload == "mps_brickwork":
+        return Spec(workload, n, tuple(brickwork(n, MPS_BRICKWORK_DEPTH)),
+                    _uniform(0, np.pi, (n * MPS_BRICKWORK_DEPTH,)), layers=MPS_BRICKWORK_DEPTH,
+                    observed=n // 2, max_bond=MPS_BRICKWORK_BOND, shots=SHOTS)
+    if workload == "mps_quench":
+        params = np.array([-2 * QUENCH_DT, -2 * QUENCH_FIELD * QUENCH_DT])
+        return Spec(workload, n, tuple(trotter_quench(n, QUENCH_STEPS)), params, layers=QUENCH_STEPS,
+                    max_bond=QUENCH_BOND)
+    if workload == "mps_energy_gradient":
+        return Spec(workload, n, tuple(hardware_efficient(n, ANSATZ_LAYERS)),
+                    _uniform(-np.pi, np.pi, (ansatz_size(n),)), tfim(n), layers=ANSATZ_LAYERS,
+                    max_bond=ANSATZ_BOND)
     if workload == "shallow_amplitude":
         return Spec(workload, n, tuple(brickwork(n, SHALLOW_DEPTH)), _uniform(0, np.pi, (n * SHALLOW_DEPTH,)),
                     layers=SHALLOW_DEPTH)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, NOISY, Spec
+from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, MPS, NOISY, SEED, Spec
 from specs import WORKLOADS as SUITE
 
 WORKLOADS = (*SUITE, "shallow_amplitude")
@@ -70,6 +70,57 @@ def ansatz(spec: Spec) -> tuple[Callable[[Any], Any], Any]:
     return _qaoa(spec)
 
 
+def mps_circuit(spec: Spec, params: Any) -> Any:
+    """The spec's gates on a ``tq.MPSCircuit`` capped at ``spec.max_bond`` (cutoff 1e-12)."""
+    import tyxonq as tq
+
+    circuit = tq.MPSCircuit(spec.n, max_bond=spec.max_bond)
+    for gate in spec.gates:
+        if gate.param is None:
+            getattr(circuit, gate.name)(*gate.qubits)
+        else:
+            getattr(circuit, gate.name)(*gate.qubits, theta=gate.scale * params[gate.param])
+    return circuit
+
+
+def _mps_row(spec: Spec, K: Any) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """The MPS rows, simulated inside the timed call (the circuit caches its state): the brickwork's
+    ``<Z>`` and samples, the quench's magnetisation (eagerly on every backend: samples and
+    truncation read values), the ansatz's energy and gradient (``K.jit`` on JAX)."""
+    import numpy as np
+
+    import tyxonq as tq
+
+    def report(circuit: Any) -> float:
+        return float(K.to_numpy(circuit.truncation_error()))
+
+    if spec.workload == "mps_brickwork":
+        def brickwork() -> Any:
+            circuit = mps_circuit(spec, spec.params)
+            z = circuit.expectation_ps(z=[spec.observed])
+            indices = K.to_numpy(circuit.sample(spec.shots, seed=SEED, format="indices"))
+            bits = (indices >> (spec.n - 1 - spec.observed)) & 1
+            return {"z": float(K.to_numpy(z)), "sampled_z": float(np.mean(1 - 2 * bits)),
+                    "truncation_error": report(circuit)}
+
+        return brickwork, lambda r: r
+    if spec.workload == "mps_quench":
+        strings = ["I" * q + "Z" + "I" * (spec.n - q - 1) for q in range(spec.n)]
+
+        def quench() -> Any:
+            circuit = mps_circuit(spec, spec.params)
+            value = circuit.pauli_expectations(strings, [1.0 / spec.n] * spec.n)
+            return {"magnetisation": float(K.to_numpy(value)), "truncation_error": report(circuit)}
+
+        return quench, lambda r: r
+    hamiltonian = tq.hamiltonians.tfim(spec.n)
+    value_and_grad = _compiler(K)(tq.value_and_grad(
+        lambda params: mps_circuit(spec, params).expectation(hamiltonian)))
+    params = K.asarray(spec.params)
+    return (lambda: value_and_grad(params)), (lambda r: {
+        "energy": float(K.to_numpy(r[0])), "gradient": K.to_numpy(r[1]), "truncation_error": None})
+
+
 def _energy(spec: Spec) -> Callable[[Any], Any]:
     """The energy as a function of the angles."""
     make, hamiltonian = ansatz(spec)
@@ -110,6 +161,8 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
     numpy = K.to_numpy
 
     compiled = _compiler(K)
+    if spec.workload in MPS:
+        return _mps_row(spec, K)
     if spec.workload == "statevector":
         ladder = lambda angles: tq.templates.rotation_ladder(spec.n, angles, spec.layers)  # noqa: E731
         return _fixed_circuit(K, compiled, ladder, lambda c: c.state(), spec.params), numpy

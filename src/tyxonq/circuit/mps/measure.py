@@ -218,4 +218,4 @@ def entanglement_entropy(state: MPSState, cut: int) -> Any:
     _, values, _ = K.svd(K.reshape(state.sites[cut - 1], (left * 2, right)), full_matrices=False)
     p = values ** 2 / K.sum(values ** 2)
     safe = K.where(p > 0, p, 1.0)
-    return -K.sum(p * K.log(safe))
+    return 0.0 - K.sum(p * K.log(safe))  # not -0.0 for a product state
