@@ -25,6 +25,7 @@ from ..operations.operation import validate_qubits
 from ..operations.operation_list import SAMPLE_FORMATS, OperationList, format_samples
 from . import measure
 from .sampling import perfect_samples
+from .schedule import apply_operations
 from .state import MPSState, truncation_of
 
 __all__ = ["MPSCircuit", "MPS_HINT"]
@@ -153,10 +154,7 @@ class MPSCircuit(OperationList):
             done = 0
             state = _initial_state(K, self._num_qubits, self._inputs,
                                    truncation_of(K, self._max_bond, self._cutoff))
-        toward_left = _next_gate_is_left(operations)
-        for index in range(done, len(operations)):
-            op = operations[index]
-            state.apply(gate_matrix(K, op.gate, op.params), op.qubits, toward_left[index])
+        apply_operations(state, operations[done:], lambda op: gate_matrix(K, op.gate, op.params))
         self._cache = (K, tuple(operations), state)
         return state
 
@@ -414,15 +412,3 @@ def _initial_state(K: Any, n: int, inputs: tuple | None, truncation: Any) -> MPS
 def _complex(K: Any, x: Any) -> Any:
     return x if K.is_complex(x) and K.dtype_of(x) == K.dtype else K.cast(x, K.dtype)
 
-
-def _next_gate_is_left(operations: list) -> list[bool]:
-    """Per operation: whether the next gate on several qubits lies left of it (so the
-    orthogonality centre is left on the block's first site rather than its last)."""
-    answers = [False] * len(operations)
-    next_first: int | None = None
-    for index in range(len(operations) - 1, -1, -1):
-        qubits = operations[index].qubits
-        answers[index] = next_first is not None and next_first < min(qubits)
-        if len(qubits) > 1:
-            next_first = min(qubits)
-    return answers

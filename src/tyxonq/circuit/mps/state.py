@@ -105,14 +105,14 @@ class MPSState:
             left, _, right = K.shape(self.sites[c])
             q, r = K.qr(K.reshape(self.sites[c], (left * 2, right)))
             self.sites[c] = K.reshape(q, (left, 2, K.shape(q)[1]))
-            self.sites[c + 1] = K.einsum("ab,bsc->asc", r, self.sites[c + 1])
+            self.sites[c + 1] = _times_site(K, r, self.sites[c + 1])
             self.centre += 1
         while self.centre > target:
             c = self.centre
             left, _, right = K.shape(self.sites[c])
             q, r = K.qr(K.transpose(K.reshape(self.sites[c], (left, 2 * right))))
             self.sites[c] = K.reshape(K.transpose(q), (K.shape(q)[1], 2, right))
-            self.sites[c - 1] = K.einsum("asb,cb->asc", self.sites[c - 1], r)
+            self.sites[c - 1] = _site_times(K, self.sites[c - 1], K.transpose(r))
             self.centre -= 1
         self._changed()
 
@@ -150,11 +150,9 @@ class MPSState:
         last = first + k - 1
         self.move_centre(min(max(self.centre, first), last))
         block = self.sites[first]
-        for site in range(first + 1, last + 1):
+        for site in range(first + 1, last + 1):  # (D, 2^j, D') x (D', 2, D'') by one matmul
             left, size, _ = K.shape(block)
-            right = K.shape(self.sites[site])[2]
-            block = K.reshape(K.einsum("asb,btc->astc", block, self.sites[site]),
-                              (left, size * 2, right))
+            block = K.reshape(_site_times(K, block, self.sites[site]), (left, size * 2, -1))
         block = K.einsum("ts,asb->atb", matrix, block)
         if centre_left:
             self._split_from_right(block, first, k)
@@ -196,6 +194,21 @@ class MPSState:
             block = K.reshape(K.transpose(w), (left, size // 2, rank))
         self.sites[first] = block
         self.centre = first
+
+
+def _times_site(K: Any, matrix: Any, site: Any) -> Any:
+    """``matrix @ site`` on the site's left bond: ``(a, b) x (b, s, c) -> (a, s, c)``."""
+    left, size, right = K.shape(site)
+    return K.reshape(K.matmul(matrix, K.reshape(site, (left, size * right))), (-1, size, right))
+
+
+def _site_times(K: Any, site: Any, other: Any) -> Any:
+    """``site`` contracted on its right bond with ``other``'s first axis (a matrix or a site):
+    ``(a, s, b) x (b, c) -> (a, s, c)``, ``(a, s, b) x (b, t, c) -> (a, s t, c)``, one matmul."""
+    left, size, bond = K.shape(site)
+    right = K.shape(other)[-1]
+    product = K.matmul(K.reshape(site, (left * size, bond)), K.reshape(other, (bond, -1)))
+    return K.reshape(product, (left, -1, right))
 
 
 def _permuted(K: Any, matrix: Any, order: list[int]) -> Any:
