@@ -9,8 +9,29 @@
   about 7 significant digits of that amplitude (relative error 8e-8 against an extended-precision
   contraction at 50 qubits, with every truncation and chop threshold lowered too), so the check
   reports it as WRONG at the suite's 1e-8. shallow_amplitude (scaling study): the same, amplitude only.
-- gradients (energy_gradient, adam_vqe_100, qaoa_gradient, noisy_energy_gradient): n/a, Aer has
-  no gradient method.
+- MPS rows: ``method="matrix_product_state"`` with ``matrix_product_state_max_bond_dimension =
+  max_bond`` and ``matrix_product_state_truncation_threshold = 1e-12``: Aer drops the smallest
+  Schmidt coefficients while their summed squares stay below the threshold, and its coefficients
+  are those of the normalised state (it renormalises them after a truncation that changes the norm
+  by more than 1e-9), so this is our relative 1e-12 (it also always drops coefficients whose square
+  is at most 1e-16). ``mps_omp_threads`` pinned. Not transpiled: ``transpile`` refuses more than
+  63 qubits (the simulator's target is sized for a state vector), and every gate is an Aer
+  instruction, run as built (Aer fuses no gates on this method). ``mps_brickwork``:
+  ``save_expectation_value(Z)`` then ``measure_all``, run with ``shots`` and
+  ``seed_simulator=SEED``: Aer simulates once and samples the final state (``measure_sampling``
+  in its metadata), so the value and the samples come from the same state. ``mps_quench``:
+  ``save_expectation_value`` of ``Σ Z_q / n``. ``truncation_error``: Aer's only report is the
+  ``mps_log_data`` text log (bond dimensions after every two-qubit gate and ``discarded_value``,
+  the summed squares of the coefficients a split dropped); the rows turn it on and report
+  1 - Π(1 - discarded_value), quimb's infidelity estimate in these terms (tyxonq's plain sum
+  differs from it at second order). Aer logs a
+  discarded value only above ``chop_threshold`` (default 1e-8), so the rows set that to 0 (it
+  otherwise only chops small numbers in saved results). Aer 0.18.2 never empties the log (its
+  ``clear_log`` calls ``stringstream::clear``, which resets error flags): it grows over a process's
+  runs, so each run keeps the part written since the previous one (:data:`_LOG_SEEN`). Writing
+  the log is part of the timed run. ``mps_energy_gradient``: n/a.
+- gradients (energy_gradient, adam_vqe_100, qaoa_gradient, noisy_energy_gradient,
+  mps_energy_gradient): n/a, Aer has no gradient method.
 - noisy rows: ``method="density_matrix"``, the circuit with ``depolarizing_error(4p/3, 1)`` appended
   after every gate on each of its qubits (Aer's parameter λ is ``rho -> (1 - λ) rho + λ I/2``, which
   is our p = 3λ/4), transpiled once; the energy by ``save_expectation_value`` of the TFIM as a
@@ -32,12 +53,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from specs import Spec
+from specs import SEED, Spec
 
 from peers.common import reversed_qubit, threads
 
 SUPPORTED = ("statevector", "batched_energies_64", "brickwork_local", "shallow_amplitude", "noisy_energy",
-             "noisy_density_matrix")
+             "noisy_density_matrix", "mps_brickwork", "mps_quench")
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -78,7 +99,65 @@ def _observable(spec: Spec) -> Any:
     return SparsePauliOp.from_sparse_list(terms, num_qubits=spec.n)
 
 
+#: characters of Aer's (process-wide, never emptied) MPS log already read by earlier runs
+_LOG_SEEN = [0]
+
+
+def _new_log(result: Any) -> str:
+    """The part of Aer's accumulated ``MPS_log_data`` (``{...}``) that ``result``'s run wrote."""
+    log = result.results[0].metadata["MPS_log_data"][1:-1]
+    start, _LOG_SEEN[0] = _LOG_SEEN[0], len(log)
+    return log[start:]
+
+
+def _discarded(log: str) -> float:
+    """1 - Π(1 - w) over the weights w the log reports as ``discarded_value=w,``."""
+    weights = [float(item[len("discarded_value="):].rstrip(",")) for item in log.split()
+               if item.startswith("discarded_value=")]
+    return float(1 - np.prod(1 - np.array(weights)))
+
+
+def _mps_row(spec: Spec) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """``mps_brickwork``: <Z> and the samples of one simulated state; ``mps_quench``: the
+    magnetisation; both with the truncation Aer logs."""
+    from qiskit.quantum_info import SparsePauliOp
+    from qiskit_aer import AerSimulator
+
+    simulator = AerSimulator(method="matrix_product_state", max_parallel_threads=threads(),
+                             mps_omp_threads=threads(), matrix_product_state_max_bond_dimension=spec.max_bond,
+                             matrix_product_state_truncation_threshold=1e-12, mps_log_data=True,
+                             chop_threshold=0.0)
+    circuit = _circuit(spec, symbolic=False)
+    if spec.workload == "mps_brickwork":
+        circuit.save_expectation_value(SparsePauliOp("Z"), [reversed_qubit(spec.n, spec.observed)], label="z")
+        circuit.measure_all()
+        options = {"shots": spec.shots, "seed_simulator": SEED}
+    else:
+        terms = [("Z", [q], 1 / spec.n) for q in range(spec.n)]
+        magnetisation = SparsePauliOp.from_sparse_list(terms, spec.n)
+        circuit.save_expectation_value(magnetisation, range(spec.n), label="z")
+        options = {"shots": 1}
+
+    def mps() -> tuple[Any, str]:
+        result = simulator.run(circuit, **options).result()
+        return result, _new_log(result)
+
+    def canonical(outcome: tuple[Any, str]) -> dict:
+        result, log = outcome
+        value, error = float(np.real(result.data()["z"])), _discarded(log)
+        if spec.workload == "mps_quench":
+            return {"magnetisation": value, "truncation_error": error}
+        # a count's key lists classical bit n-1 first: our qubit q (Aer's n-1-q) is character q
+        counts = result.get_counts()
+        sampled = sum(count * (1 - 2 * int(bits[spec.observed])) for bits, count in counts.items())
+        return {"z": value, "sampled_z": sampled / spec.shots, "truncation_error": error}
+
+    return mps, canonical
+
+
 def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    if spec.workload in ("mps_brickwork", "mps_quench"):
+        return _mps_row(spec)
     from qiskit import transpile
     from qiskit_aer import AerSimulator
 

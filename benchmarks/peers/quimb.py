@@ -9,6 +9,16 @@
   edges, one call per edge (a list of operators in one call shares a single ``where``; quimb has
   no call for terms on different qubits), the optimizer searching 16 repeats per light cone
   instead of 64 (:data:`peers.common.LIGHT_CONE_REPEATS`).
+- MPS rows: ``quimb.tensor.CircuitMPS(n, max_bond=spec.max_bond, cutoff=1e-12,
+  gate_opts={"cutoff_mode": "rsum2"})`` built inside the timed call (its gates are applied as they
+  are added): quimb's ``rsum2`` drops the smallest singular values whose summed squares stay below
+  ``1e-12`` times the sum of all squares, our cutoff exactly; the cap is ``max_bond`` (quimb
+  does not renormalise the kept values). ``mps_brickwork``: ``local_expectation(Z, observed,
+  normalized=True)`` and ``sample(shots, seed=SEED)`` from the same state; ``mps_quench``: the mean
+  of ``local_expectation(Z, q, normalized=True)`` over the qubits (each moves the orthogonality
+  centre one site); ``truncation_error``: ``error_estimate()``, 1 - the squared norm that the
+  truncations left, i.e. 1 - the product of the kept weights (quimb's infidelity estimate).
+  ``mps_energy_gradient``: n/a (no gradients).
 - the other energies, gradients, batches: n/a (quimb's circuits have no batched or differentiated
   evaluation of their own).
 
@@ -22,11 +32,12 @@ from functools import reduce
 from typing import Any, Callable
 
 import numpy as np
-from specs import ENERGY_ONLY, Spec
+from specs import ENERGY_ONLY, SEED, Spec
 
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
-SUPPORTED = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY
+MPS_ROWS = ("mps_brickwork", "mps_quench")
+SUPPORTED = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY + MPS_ROWS
 _NAMES = {"h": "H", "cx": "CNOT", "cz": "CZ", "rx": "RX", "ry": "RY", "rz": "RZ", "rzz": "RZZ"}
 
 
@@ -37,7 +48,11 @@ def supports(workload: str, option: str | None) -> bool:
 def build_circuit(spec: Spec) -> Any:
     import quimb.tensor as qtn
 
-    circuit = qtn.Circuit(spec.n)
+    return _apply_gates(spec, qtn.Circuit(spec.n))
+
+
+def _apply_gates(spec: Spec, circuit: Any) -> Any:
+    """``circuit`` (a ``Circuit`` or ``CircuitMPS``) with the spec's gates applied."""
     for gate in spec.gates:
         angles = () if gate.param is None else (gate.scale * float(spec.params[gate.param]),)
         circuit.apply_gate(_NAMES[gate.name], *angles, *gate.qubits)
@@ -53,9 +68,44 @@ def local_terms(spec: Spec) -> list[tuple[float, np.ndarray, tuple[int, ...]]]:
             for coefficient, letters, qubits in pauli_terms(spec)]
 
 
+def mps_circuit(spec: Spec) -> Any:
+    """The spec's gates applied to a ``CircuitMPS`` (cap ``max_bond``, relative discarded weight
+    at most 1e-12 per split)."""
+    import quimb.tensor as qtn
+
+    return _apply_gates(spec, qtn.CircuitMPS(spec.n, max_bond=spec.max_bond, cutoff=1e-12,
+                                             gate_opts={"cutoff_mode": "rsum2"}))
+
+
+def _mps_row(spec: Spec) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """``mps_brickwork``: <Z> and samples of one state; ``mps_quench``: the magnetisation."""
+    import quimb
+
+    z = quimb.pauli("Z")
+    if spec.workload == "mps_brickwork":
+        def brickwork() -> dict:
+            circuit = mps_circuit(spec)
+            value = circuit.local_expectation(z, spec.observed, normalized=True)
+            bits = [int(sample[spec.observed]) for sample in circuit.sample(spec.shots, seed=SEED)]
+            return {"z": float(np.real(value)), "sampled_z": float(np.mean(1 - 2 * np.array(bits))),
+                    "truncation_error": float(circuit.error_estimate())}
+
+        return brickwork, lambda r: r
+
+    def quench() -> dict:
+        circuit = mps_circuit(spec)
+        values = [circuit.local_expectation(z, q, normalized=True) for q in range(spec.n)]
+        return {"magnetisation": float(np.mean(np.real(values))),
+                "truncation_error": float(circuit.error_estimate())}
+
+    return quench, lambda r: r
+
+
 def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
     import quimb
 
+    if spec.workload in MPS_ROWS:
+        return _mps_row(spec)
     circuit, optimize = build_circuit(spec), cotengra_optimizer(repeats_for(spec))
     if spec.workload == "statevector":
         return (lambda: circuit.to_dense(optimize=optimize)), lambda r: np.asarray(r).reshape(-1)

@@ -33,6 +33,28 @@ preprocessing=True)``, the ``"cotengra"`` preset of tensorcircuit without a proc
   first, in set order, so the node order and cotengra's cache key change from call to call; each
   timed repetition on numpy and pytorch includes that search (up to 30 s, 64 repeats).
 
+- MPS rows: a ``tc.MPSCircuit(n, split=...)`` built inside the timed call (its gates are applied
+  as they are added), on every backend for the brickwork and the quench, on pytorch and jax for
+  the energy gradient (``K.value_and_grad``; numpy: n/a). Split rules: ``max_singular_values =
+  max_bond`` and ``max_truncation_err = 1e-6``: tensorcircuit drops the smallest singular values
+  while their norm (the square root of their summed squares) is at most that, an absolute bound on
+  a state it never renormalises, so a discarded weight of 1e-12 of a squared norm at most 1 (its
+  ``relative`` option scales by the largest singular value instead). On jax under ``K.jit`` the
+  cap alone: the number a cutoff keeps is a traced value there (tensorcircuit-ng 1.10's split
+  fails with a TracerBoolConversionError), so every bond keeps its full rank up to the cap, zero
+  singular values included (its SVD derivative regularises their denominators by 1e-15: the
+  10-qubit gradient is 1e-9 off the exact one there, 1e-13 on pytorch). Values:
+  ``expectation((gate, [q]), ..., normalize=True)`` (divided by the squared norm), the
+  brickwork's samples by ``sample(batch=shots, status=...)`` with the uniforms drawn from
+  ``numpy.random.default_rng(SEED)``, from the same state; on jax by ``K.vmap`` of
+  ``measure(*range(n), status=...)``, the function ``sample`` loops over (jitting that Python loop
+  would unroll shots x n measurement steps). The whole row is ``K.jit``-compiled on jax.
+  ``truncation_error``: ``1 - circuit._fidelity`` (a private attribute, no public accessor: the
+  product over splits of 1 - the discarded singular values' summed squares). As the state is not
+  renormalised, those are weights of a shrinking state, so under heavy truncation it reads lower
+  than 1 - ||psi||^2 (quimb's estimate): 0.241 against 0.273 for the 12-qubit brickwork capped
+  at 8.
+
 tensorcircuit's qubit 0 is the most significant bit and its ``rx/ry/rz/rzz`` are ``exp(-iθP/2)``.
 """
 
@@ -42,13 +64,13 @@ from typing import Any, Callable
 
 import numpy as np
 from adam import adam_update
-from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, NOISY, Spec
+from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, MPS, NOISY, SEED, Spec
 
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
 GRADIENT_WORKLOADS = GRADIENTS + ("adam_vqe_100",)
 CONTRACTIONS = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY
-SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS + NOISY
+SUPPORTED = CONTRACTIONS + ("batched_energies_64",) + GRADIENT_WORKLOADS + NOISY + MPS
 _PAULI_CODE = {"I": 0, "X": 1, "Y": 2, "Z": 3}
 
 
@@ -71,7 +93,11 @@ def _circuit(spec: Spec, params: Any) -> Any:
     """The spec's circuit on the angles ``params`` (a backend tensor or array)."""
     import tensorcircuit as tc
 
-    circuit = tc.Circuit(spec.n)
+    return _apply_gates(spec, tc.Circuit(spec.n), params)
+
+
+def _apply_gates(spec: Spec, circuit: Any, params: Any) -> Any:
+    """``circuit`` (a ``Circuit`` or ``MPSCircuit``) with the spec's gates on the angles ``params``."""
     for gate in spec.gates:
         if gate.param is None:
             getattr(circuit, gate.name)(*gate.qubits)
@@ -136,6 +162,73 @@ def _noisy(spec: Spec, K: Any, params: Any, jit: bool) -> tuple[Callable[[], Any
         convert = lambda r: float(np.real(numpy(r)))  # noqa: E731
     function = _blocking(K.jit(function)) if jit else function
     return (lambda: function(params)), convert
+
+
+def _mps_circuit(spec: Spec, params: Any, jit: bool) -> Any:
+    """The spec's gates on a ``tc.MPSCircuit``: at most ``max_bond`` singular values kept, and
+    (outside jit) the smallest dropped while their norm stays within 1e-6 (weight 1e-12)."""
+    import tensorcircuit as tc
+
+    split = {"max_singular_values": spec.max_bond}
+    if not jit:  # a cutoff needs a concrete number of kept values
+        split["max_truncation_err"] = 1e-6
+    return _apply_gates(spec, tc.MPSCircuit(spec.n, split=split), params)
+
+
+def _mps_expectation(circuit: Any, letters: str, qubits: tuple[int, ...]) -> Any:
+    """``<P>`` of the Pauli ``letters`` on ``qubits``, divided by the state's squared norm."""
+    import tensorcircuit as tc
+
+    ops = [(getattr(tc.gates, letter.lower())(), [q]) for letter, q in zip(letters, qubits)]
+    return tc.backend.real(circuit.expectation(*ops, normalize=True))
+
+
+def _mps_error(circuit: Any) -> Any:
+    """``1 - _fidelity``: one minus the product over splits of the kept weight."""
+    import tensorcircuit as tc
+
+    return 1 - tc.backend.convert_to_tensor(circuit._fidelity)
+
+
+def _mps(spec: Spec, K: Any, params: Any, jit: bool) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """The MPS rows: the brickwork's <Z> and samples, the quench's magnetisation, the ansatz's
+    energy and gradient; each with its truncation error."""
+    numpy = K.numpy
+    if spec.workload == "mps_brickwork":
+        status = K.convert_to_tensor(np.random.default_rng(SEED).random((spec.shots, spec.n)))
+
+        def brickwork(angles: Any, status: Any) -> tuple[Any, Any, Any]:
+            circuit = _mps_circuit(spec, angles, jit)
+            z = _mps_expectation(circuit, "Z", (spec.observed,))
+            if jit:
+                samples = K.vmap(lambda row: circuit.measure(*range(spec.n), status=row)[0])(status)
+            else:
+                samples = circuit.sample(batch=spec.shots, status=status)
+            return z, samples, _mps_error(circuit)
+
+        function = _blocking(K.jit(brickwork)) if jit else brickwork
+        return (lambda: function(params, status)), lambda r: {
+            "z": float(numpy(r[0])), "sampled_z": float(np.mean(1 - 2 * numpy(r[1])[:, spec.observed])),
+            "truncation_error": float(numpy(r[2]))}
+    if spec.workload == "mps_quench":
+        def quench(angles: Any) -> tuple[Any, Any]:
+            circuit = _mps_circuit(spec, angles, jit)
+            total = sum(_mps_expectation(circuit, "Z", (q,)) for q in range(spec.n))
+            return total / spec.n, _mps_error(circuit)
+
+        function = _blocking(K.jit(quench)) if jit else quench
+        return (lambda: function(params)), lambda r: {
+            "magnetisation": float(numpy(r[0])), "truncation_error": float(numpy(r[1]))}
+
+    def energy(angles: Any) -> tuple[Any, Any]:
+        circuit = _mps_circuit(spec, angles, jit)
+        return sum(c * _mps_expectation(circuit, letters, qubits)
+                   for c, letters, qubits in pauli_terms(spec)), _mps_error(circuit)
+
+    value_and_grad = K.value_and_grad(energy, has_aux=True)
+    value_and_grad = _blocking(K.jit(value_and_grad)) if jit else value_and_grad
+    return (lambda: value_and_grad(params)), lambda r: {
+        "energy": float(numpy(r[0][0])), "gradient": numpy(r[1]), "truncation_error": float(numpy(r[0][1]))}
 
 
 def _light_cone_sum(spec: Spec, circuit: Any) -> Any:
@@ -227,6 +320,8 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
     params = K.convert_to_tensor(spec.params)
     if spec.workload in NOISY:
         return _noisy(spec, K, params, jit)
+    if spec.workload in MPS:
+        return _mps(spec, K, params, jit)
     if spec.workload in CONTRACTIONS:
         if jit:  # the whole function of the angles, compiled
             compiled = _blocking(K.jit(lambda angles: _contract(spec, _circuit(spec, angles))))
