@@ -14,6 +14,7 @@ import numpy as np
 from .autodiff import finite_difference_value_and_grad
 from .base import BackendBase
 from .capabilities import BackendCapabilities
+from .compositions import kron_by_broadcasting
 from .expm import expm_pade13
 from .svd_gradient import choose_rank
 from .vectorize import loop_vmap
@@ -139,7 +140,8 @@ class ArrayModuleBackend(BackendBase):
         return self.xp.tensordot(a, b, axes)
 
     def kron(self, a: Any, b: Any) -> Any:
-        return self.xp.kron(a, b)
+        # one broadcast product (NumPy's own kron costs ~40 us on 2 x 2 matrices)
+        return kron_by_broadcasting(self.xp, a, b, self._max_ndim)
 
     def outer(self, a: Any, b: Any) -> Any:
         return self.xp.outer(a, b)

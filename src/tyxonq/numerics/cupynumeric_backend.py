@@ -15,7 +15,7 @@ import numpy as np
 
 from .array_module import ArrayModuleBackend
 from .capabilities import BackendCapabilities
-from .compositions import choice_by_inverse_cdf, kron_by_broadcasting
+from .compositions import choice_by_inverse_cdf
 from .errors import BackendNotInstalledError
 
 __all__ = ["CuPyNumericBackend", "CUPYNUMERIC_MAX_NDIM", "reshape_copy_ndim"]
@@ -118,9 +118,6 @@ class CuPyNumericBackend(ArrayModuleBackend):
             device="legate", distributed=True, max_ndim=CUPYNUMERIC_MAX_NDIM,
         )
         super().__init__(xp, capabilities, dtype=dtype, seed=seed)
-
-    def kron(self, a: Any, b: Any) -> Any:
-        return kron_by_broadcasting(self.xp, a, b, self.capabilities.max_ndim)
 
     def reshape(self, x: Any, shape: Any) -> Any:
         shape = self._shape_tuple(shape, "reshape")

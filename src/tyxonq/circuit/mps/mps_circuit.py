@@ -154,7 +154,7 @@ class MPSCircuit(OperationList):
             done = 0
             state = _initial_state(K, self._num_qubits, self._inputs,
                                    truncation_of(K, self._max_bond, self._cutoff))
-        apply_operations(state, operations[done:], lambda op: gate_matrix(K, op.gate, op.params))
+        apply_operations(state, operations[done:], _matrices(K))
         self._cache = (K, tuple(operations), state)
         return state
 
@@ -412,3 +412,18 @@ def _initial_state(K: Any, n: int, inputs: tuple | None, truncation: Any) -> MPS
 def _complex(K: Any, x: Any) -> Any:
     return x if K.is_complex(x) and K.dtype_of(x) == K.dtype else K.cast(x, K.dtype)
 
+
+def _matrices(K: Any) -> Any:
+    """``op -> its matrix``, each matrix of numeric angles built once (a Trotter circuit repeats
+    its angles thousands of times)."""
+    built: dict = {}
+
+    def matrix_of(op: Any) -> Any:
+        if op.gate == "unitary" or not all(type(p) in (float, int, np.float64) for p in op.params):
+            return gate_matrix(K, op.gate, op.params)
+        key = (op.gate, op.params)
+        if key not in built:
+            built[key] = gate_matrix(K, op.gate, op.params)
+        return built[key]
+
+    return matrix_of
