@@ -311,6 +311,7 @@ def test_parameter_shift_needs_coefficients_for_several_terms():
     ({"max_bond": 0}, "max_bond=0"), ({"max_bond": 2.5}, "max_bond=2.5"),
     ({"cutoff": 1.0}, "cutoff=1.0"), ({"cutoff": -0.1}, "cutoff=-0.1"),
     ({"inputs": np.ones(8)}, "normalised"), ({"inputs": np.ones(5)}, "shape"),
+    ({"inputs": [[1.0, 0.0], [2.0, 0.0], [1.0, 0.0]]}, "normalised"),
     ({"inputs": [np.ones((1, 2, 2)), np.ones((3, 2, 1)), np.ones((1, 2, 1))]}, "site 1"),
     ({"inputs": [np.ones((1, 2, 1))] * 2}, "2 site tensors"),
 ])

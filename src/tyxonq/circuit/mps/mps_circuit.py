@@ -127,9 +127,11 @@ class MPSCircuit(OperationList):
                 raise ValueError(f"inputs has shape {shape}; {n} qubits need a product state ({n}, 2), "
                                  f"a state vector ({2 ** n},) or a list of {n} site tensors")
         state = _initial_state(K, n, (kind, inputs), truncation_of(K, None, 0.0))
-        norm = _host_norm(K, state)
-        if norm is not None and abs(norm - 1.0) > INPUT_TOLERANCE:
-            raise ValueError(f"inputs must be a normalised state; its norm is {norm:.6g}")
+        norms = [_host_norm(K, site) for site in (state.sites if kind == "product" else
+                                                   [state.sites[state.centre]])]
+        for norm in norms:  # a product state: every factor; otherwise the centre holds the norm
+            if norm is not None and abs(norm - 1.0) > INPUT_TOLERANCE:
+                raise ValueError(f"inputs must be a normalised state; a norm is {norm:.6g}")
         return kind, inputs
 
     # -- simulation ----------------------------------------------------------------------------
@@ -371,9 +373,9 @@ def _host(K: Any, value: Any) -> Any:
     return value
 
 
-def _host_norm(K: Any, state: MPSState) -> float | None:
+def _host_norm(K: Any, tensor: Any) -> float | None:
     try:
-        return float(np.linalg.norm(K.to_numpy(K.detach(state.sites[state.centre]))))
+        return float(np.linalg.norm(K.to_numpy(K.detach(tensor))))
     except Exception:  # traced inputs: their norm is the caller's
         return None
 
