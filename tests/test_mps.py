@@ -153,6 +153,10 @@ def test_truncation_error_bounds_the_infidelity(max_bond, cutoff):
 def test_nothing_truncated_reports_zero_error():
     c = build_mps(8, brickwork(8, 3, seed=2), cutoff=0.0)
     assert c.truncation_error() == 0.0 and c.fidelity_estimate() == 1.0
+    ghz = tq.MPSCircuit(6, max_bond=8).h(0)  # zero singular values dropped: not a truncation
+    for q in range(5):
+        ghz.cx(q, q + 1)
+    assert ghz.truncation_error() == 0.0 and max(ghz.bond_dimensions()) == 2
 
 
 def test_entanglement_entropy_against_the_reduced_state():

@@ -37,11 +37,13 @@ class Truncation:
     cutoff: float
     rounding: float  # singular values below rounding * s_max * size are noise: always dropped
     discarded: list = field(default_factory=list)
+    blind: bool = False  # the last rank was chosen without reading the values (inside jit)
 
     def rank(self, values: np.ndarray | None, k: int) -> int:
         """How many of the ``k`` singular values (host, descending; ``None`` under ``jit``) to
         keep; records the discarded weight when it is known."""
         cap = k if self.max_bond is None else min(k, self.max_bond)
+        self.blind = values is None
         if values is None:  # shapes only: the bond keeps what max_bond allows
             return cap
         weights = np.asarray(values, dtype=float) ** 2
@@ -165,9 +167,10 @@ class MPSState:
         before = len(self.truncation.discarded)
         u, w, values = K.svd_split(matrix, self.truncation.rank)
         cut = len(self.truncation.discarded) > before
-        if cut or (self.truncation.max_bond is not None and K.shape(u)[1] < K.shape(values)[0]):
+        blind_cut = self.truncation.blind and K.shape(u)[1] < K.shape(values)[0]
+        if cut or blind_cut:
             w = w / K.sqrt(K.sum(K.abs(w) ** 2))  # the state keeps norm 1
-            if not cut:  # inside jit: the weight cut, as a backend scalar
+            if blind_cut:  # inside jit: the weight cut, as a backend scalar
                 squares = K.abs(values) ** 2
                 self.truncation.discarded.append(
                     1 - K.sum(squares[: K.shape(u)[1]]) / K.sum(squares))
