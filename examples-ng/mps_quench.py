@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     times = args.dt * np.arange(1, steps + 1)
     print(f"TFIM quench, {sites} sites, g = {args.field}, dt = {args.dt}, {steps} steps ({elapsed:.1f} s)")
-    print(f"{'time':>6}" + "".join(f"{f'm (D={b})':>13}{f'S (D={b})':>11}{f'error':>10}" for b in bonds))
+    print(f"{'time':>6}" + "".join(f"{f'm (D={b})':>13}{f'S (D={b})':>11}{'error':>10}" for b in bonds))
     for k in range(0, steps, max(1, steps // 10)):
         print(f"{times[k]:>6.2f}" + "".join(
             f"{runs[b]['magnetisation'][k]:>13.6f}{runs[b]['entropy'][k]:>11.4f}{runs[b]['error'][k]:>10.1e}"
