@@ -479,8 +479,8 @@ def split_report(workload: str, result: Any) -> tuple[Any, dict]:
 def within_tolerance(workload: str, result: Any, reference: tuple[Any, ...]) -> bool:
     """Whether every part deviates by at most its tolerance."""
     limits = PART_TOLERANCES.get(workload, (TOLERANCE,) * len(reference))
-    return all(d <= limit for d, limit in zip(part_deviations(workload, result, reference), limits)) \
-        and len(part_deviations(workload, result, reference)) == len(reference)
+    deviations = part_deviations(workload, result, reference)
+    return len(deviations) == len(reference) and all(d <= limit for d, limit in zip(deviations, limits))
 
 
 def deviation(workload: str, result: Any, reference: tuple[Any, ...]) -> float:

@@ -52,7 +52,11 @@ def random_circuits(draw, max_qubits=5, max_gates=12):
 
 
 def build(n: int, operations: list[tuple], inputs=None) -> tq.Circuit:
-    circuit = tq.Circuit(n, inputs=inputs)
+    return add_operations(tq.Circuit(n, inputs=inputs), operations)
+
+
+def add_operations(circuit, operations: list[tuple]):
+    """``circuit`` (any simulator's) with the ``(gate, qubits, params)`` operations appended."""
     for gate, qubits, params in operations:
         if gate == "unitary":
             circuit.unitary(*qubits, matrix=params[0])

@@ -14,19 +14,13 @@ from scipy import stats
 import tyxonq as tq
 from conftest import BACKEND_IDS, make_backend
 from reference import X, Y, Z, random_hermitian, random_unitary, reference_expectation, reference_state
-from test_circuit import build, random_circuits
+from test_circuit import add_operations, build, random_circuits
 
 PAULI = {"X": X, "Y": Y, "Z": Z}
 
 
 def build_mps(n: int, operations: list[tuple], **options) -> tq.MPSCircuit:
-    circuit = tq.MPSCircuit(n, **options)
-    for gate, qubits, params in operations:
-        if gate == "unitary":
-            circuit.unitary(*qubits, matrix=params[0])
-        else:
-            getattr(circuit, gate)(*qubits, *params)
-    return circuit
+    return add_operations(tq.MPSCircuit(n, **options), operations)
 
 
 def close(K, got, expected, atol=1e-10):

@@ -11,14 +11,11 @@ start from, and in the results that need the whole state.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..noise.readout import confusion_matrices
 from ..numerics import get_backend
-from ..operators.shots import validated_shots
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, structure_token
@@ -26,8 +23,7 @@ from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .differentiation.tracing import TracingError
 from .memory import require_memory
 from .operations.gates import constant
-from .operations.operation import validate_qubits
-from .operations.operation_list import SAMPLE_FORMATS, OperationList, format_samples
+from .operations.operation_list import OperationList, format_samples, weighted_sum
 
 __all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
 REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
@@ -107,9 +103,7 @@ class CircuitBase(OperationList):
         >>> K.to_numpy(tq.Circuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6).tolist()
         [0.5, 0.0, 0.0, 0.5]
         """
-        qubits = validate_qubits(tuple(qubits), self._num_qubits, "marginal_probability")
-        if not qubits:
-            raise ValueError("marginal_probability needs at least one qubit")
+        qubits = self._checked_qubits(qubits, "marginal_probability")
         K = get_backend()
         what = f"the probabilities of {len(qubits)} qubit(s)"
         if not rehearsing():
@@ -120,32 +114,9 @@ class CircuitBase(OperationList):
                                (2 ** len(qubits),), what)
         return K.real(value)
 
-    def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
-        """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
-
-        A single operator object with an ``expectation(circuit, ...)`` method, such as a
-        :class:`~tyxonq.PauliSum`, is evaluated by it (``options`` such as ``method=`` go to it).
-
-        Only gates in the backward light cone of the measured qubits are contracted. The result is
-        real; a non-Hermitian matrix raises unless ``hermitian=False``, which returns the complex
-        value.
-
-        Examples
-        --------
-        >>> import numpy as np, tyxonq as tq
-        >>> z = np.diag([1.0, -1.0])
-        >>> float(tq.Circuit(2).x(1).expectation((z, [0]), (z, [1])))
-        -1.0
-        """
-        if not operators:
-            raise ValueError("expectation needs at least one (matrix, qubits) operator")
-        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
-            # an operator object (e.g. a PauliSum) knows how to evaluate itself on a circuit
-            return operators[0].expectation(self, hermitian=hermitian, **options)
-        if options:
-            raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
-        K = get_backend()
-        matrices, groups, diagonal = self._validated_operators(operators, hermitian, K)
+    def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                           hermitian: bool, K: Any) -> Any:
+        """Only gates in the backward light cone of the measured qubits are contracted."""
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
@@ -226,11 +197,7 @@ class CircuitBase(OperationList):
             values = found if len(active) == len(strings) else K.take(
                 K.concatenate([found, K.ones((1,), K.dtype_of(found))]),
                 [position.get(i, len(active)) for i in range(len(strings))])
-        if coefficients is None:
-            return values
-        if all(isinstance(c, numbers.Number) for c in coefficients):
-            return K.sum(values * K.asarray(np.asarray(coefficients)))
-        return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))  # backend arrays: differentiable
+        return weighted_sum(K, values, coefficients)
 
     def _traced_pauli(self, strings: list[str], active: list[int], coefficients: Any) -> Any:
         """:meth:`pauli_expectations` of a circuit with traced angles: Duals."""
@@ -283,12 +250,8 @@ class CircuitBase(OperationList):
         >>> tq.Circuit(1).sample(1000, seed=1, readout_error=[[0.9, 0.2], [0.1, 0.8]])["1"] / 1000
         0.103
         """
-        shots = validated_shots(shots)
-        if format not in SAMPLE_FORMATS:
-            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        shots, confusions = self._sampling(shots, format, readout_error)
         n = self._num_qubits
-        confusions = (confusion_matrices(readout_error, n) if readout_error is not None
-                      else self._readout)
         K = get_backend()
         probabilities = K.cast(K.detach(self.probability()), "float64")
         if rehearsing():  # planned, not run: nothing to sample from

@@ -19,7 +19,6 @@ from ..base import LIGHT_CONE_HINT, CircuitBase
 from ..contraction.network import density_network
 from ..contraction.rehearsal import rehearsing
 from ..memory import require_memory
-from ..operations.operation import validate_qubits
 
 __all__ = ["DMCircuit", "DensityMatrixCircuit"]
 
@@ -141,9 +140,7 @@ class DMCircuit(CircuitBase):
         >>> K.to_numpy(rho).real.round(6).tolist()
         [[0.5, 0.0], [0.0, 0.5]]
         """
-        qubits = validate_qubits(tuple(qubits), self._num_qubits, "reduced_density_matrix")
-        if not qubits:
-            raise ValueError("reduced_density_matrix needs at least one qubit")
+        qubits = self._checked_qubits(qubits, "reduced_density_matrix")
         K = get_backend()
         size = 2 ** len(qubits)
         what = f"the density matrix of {len(qubits)} qubit(s)"

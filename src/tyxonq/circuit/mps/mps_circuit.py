@@ -14,15 +14,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...noise.readout import confusion_matrices
 from ...numerics import get_backend
-from ...operators.shots import validated_shots
 from ..differentiation.traced import parameter_shift_dual
 from ..differentiation.tracing import TracingError
 from ..memory import require_memory
 from ..operations.gates import constant, gate_matrix
-from ..operations.operation import validate_qubits
-from ..operations.operation_list import SAMPLE_FORMATS, OperationList, format_samples
+from ..operations.operation_list import OperationList, format_samples, weighted_sum
 from . import measure
 from .sampling import perfect_samples
 from .schedule import apply_operations
@@ -230,29 +227,11 @@ class MPSCircuit(OperationList):
         psi = self.state()
         return K.real(K.conj(psi) * psi)
 
-    def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
-        """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for ``(matrix, qubits)`` operators, or a PauliSum.
-
-        Only the sites from the first to the last qubit touched are contracted, between cached
-        environments. The result is real; a non-Hermitian matrix raises unless
-        ``hermitian=False``. Gradients: autograd on PyTorch and JAX, parameter shift through the
-        MPS for ``tq.value_and_grad`` on NumPy and cuPyNumeric.
-
-        Examples
-        --------
-        >>> import numpy as np, tyxonq as tq
-        >>> z = np.diag([1.0, -1.0])
-        >>> float(tq.MPSCircuit(3).x(2).expectation((z, [0]), (z, [2])))
-        -1.0
-        """
-        if not operators:
-            raise ValueError("expectation needs at least one (matrix, qubits) operator")
-        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
-            return operators[0].expectation(self, hermitian=hermitian, **options)
-        if options:
-            raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
-        K = get_backend()
-        matrices, groups, _ = self._validated_operators(operators, hermitian, K)
+    def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                           hermitian: bool, K: Any) -> Any:
+        """The sites from the first to the last qubit touched, between cached environments;
+        gradients: autograd on PyTorch and JAX, parameter shift through the MPS for
+        ``tq.value_and_grad`` on NumPy and cuPyNumeric."""
         if self._is_traced():
             if not hermitian:
                 raise TracingError("exact gradients need a real objective: use hermitian=True")
@@ -292,12 +271,7 @@ class MPSCircuit(OperationList):
         for string in strings:
             factors = {q: constant(K, letter.lower()) for q, letter in enumerate(string) if letter != "I"}
             values.append(K.real(measure.pauli_string_value(state, factors)) if factors else K.real(one))
-        values = K.stack(values)
-        if coefficients is None:
-            return values
-        if all(isinstance(c, numbers.Number) for c in coefficients):
-            return K.sum(values * K.asarray(np.asarray(coefficients)))
-        return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))
+        return weighted_sum(K, K.stack(values), coefficients)
 
     def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
         """The density matrix of ``qubits`` (in the order given), the others traced out.
@@ -333,12 +307,6 @@ class MPSCircuit(OperationList):
                        "Use fewer qubits")
         return measure.marginal_probability(self._state("marginal_probability()"), qubits)
 
-    def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
-        qubits = validate_qubits(tuple(qubits), self._num_qubits, what)
-        if not qubits:
-            raise ValueError(f"{what} needs at least one qubit")
-        return qubits
-
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None) -> Any:
         """Measure all qubits ``shots`` times by exact sequential sampling from the MPS (all
@@ -353,14 +321,9 @@ class MPSCircuit(OperationList):
         >>> tq.MPSCircuit(3).x(0).cx(0, 2).sample(5, seed=1)
         {'101': 5}
         """
-        shots = validated_shots(shots)
-        if format not in SAMPLE_FORMATS:
-            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
-        n = self._num_qubits
-        confusions = (confusion_matrices(readout_error, n) if readout_error is not None
-                      else self._readout)
+        shots, confusions = self._sampling(shots, format, readout_error)
         bits = perfect_samples(self._state("sample()"), shots, np.random.default_rng(seed))
-        return format_samples(get_backend(), n, format, confusions, seed, bits=bits)
+        return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
 
 
 def _host(K: Any, value: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...noise.readout import apply_readout_error
+from ...noise.readout import apply_readout_error, confusion_matrices
 from ...numerics import get_backend
 from ...operators.shots import shot_expectation, validated_shots
 from ..differentiation.tracing import Dual
@@ -29,8 +29,8 @@ from .operation import (
     validate_unitary_matrix,
 )
 
-__all__ = ["OperationList", "format_index", "format_samples", "readout_seed", "SAMPLE_FORMATS",
-           "HERMITIAN_TOLERANCE"]
+__all__ = ["OperationList", "format_index", "format_samples", "readout_seed", "weighted_sum",
+           "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
 
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
 HERMITIAN_TOLERANCE = 1e-8
@@ -178,7 +178,55 @@ class OperationList(GateMethods, ChannelMethods):
         return tuple(int(b) for b in bitstring)
 
     def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
+        """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
+
+        A single operator object with an ``expectation(circuit, ...)`` method, such as a
+        :class:`~tyxonq.PauliSum`, is evaluated by it (``options`` such as ``method=`` go to it).
+
+        Each simulator contracts only what the operators need (a light cone; an MPS's sites
+        between cached environments). The result is real; a non-Hermitian matrix raises unless
+        ``hermitian=False``, which returns the complex value.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> z = np.diag([1.0, -1.0])
+        >>> float(tq.Circuit(2).x(1).expectation((z, [0]), (z, [1])))
+        -1.0
+        >>> float(tq.MPSCircuit(3).x(2).expectation((z, [0]), (z, [2])))
+        -1.0
+        """
+        if not operators:
+            raise ValueError("expectation needs at least one (matrix, qubits) operator")
+        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
+            # an operator object (e.g. a PauliSum) knows how to evaluate itself on a circuit
+            return operators[0].expectation(self, hermitian=hermitian, **options)
+        if options:
+            raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
+        K = get_backend()
+        matrices, groups, diagonal = self._validated_operators(operators, hermitian, K)
+        return self._local_expectation(operators, matrices, groups, diagonal, hermitian, K)
+
+    def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                           hermitian: bool, K: Any) -> Any:
         raise NotImplementedError  # pragma: no cover - every simulator has its own
+
+    def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
+        """A result's qubits, validated; at least one."""
+        qubits = validate_qubits(tuple(qubits), self._num_qubits, what)
+        if not qubits:
+            raise ValueError(f"{what} needs at least one qubit")
+        return qubits
+
+    def _sampling(self, shots: int, format: str, readout_error: Any) -> tuple[int, list | None]:
+        """``sample``'s checked shots, and the confusion matrices to read through (given, or the
+        noise model's)."""
+        shots = validated_shots(shots)
+        if format not in SAMPLE_FORMATS:
+            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        if readout_error is not None:
+            return shots, confusion_matrices(readout_error, self._num_qubits)
+        return shots, self._readout
 
     def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (),
                        z: Sequence[int] = ()) -> Any:
@@ -255,6 +303,16 @@ def readout_seed(seed: int | None) -> Any:
 def format_index(index: int, width: int) -> str:
     """Basis index as a bitstring, qubit 0 leftmost."""
     return format(int(index), f"0{width}b")
+
+
+def weighted_sum(K: Any, values: Any, coefficients: Sequence[Any] | None) -> Any:
+    """``values``, or ``sum_i c_i values_i`` when coefficients are given (backend arrays among
+    them stay differentiable)."""
+    if coefficients is None:
+        return values
+    if all(isinstance(c, numbers.Number) for c in coefficients):
+        return K.sum(values * K.asarray(np.asarray(coefficients)))
+    return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))
 
 
 def format_samples(K: Any, n: int, format: str, confusions: list | None, seed: int | None, *,
