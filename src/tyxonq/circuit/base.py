@@ -18,12 +18,12 @@ import numpy as np
 from ..numerics import get_backend
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
-from .contraction.plan import NetworkPlan, get_plan, structure_token
+from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .differentiation.tracing import TracingError
 from .memory import require_memory
 from .operations.gates import constant
-from .operations.operation_list import OperationList, format_samples, weighted_sum
+from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
 
 __all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
 REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
@@ -136,17 +136,27 @@ class CircuitBase(OperationList):
         return Request(plan, matrices, [len(qubits) for qubits in groups])
 
     def _pauli_requests(self, strings: Sequence[str]) -> list[Request]:
-        """One contraction per Pauli string (none for an identity string)."""
+        """One contraction per Pauli string (none for an identity string); the plans of a list of
+        strings are looked up at once after the first call."""
         K = get_backend()
         token = structure_token(self._structure())
-        requests = []
-        for string in strings:
-            factors = [(q, letter.lower()) for q, letter in enumerate(string) if letter != "I"]
-            if factors:
-                requests.append(self._expectation_request(
-                    [constant(K, letter) for _, letter in factors], [(q,) for q, _ in factors],
-                    [letter == "z" for _, letter in factors], token))
-        return requests
+        factors = [term for term in pauli_factors(tuple(strings)) if term]
+
+        def plan_each() -> tuple[NetworkPlan, ...]:
+            return tuple(self._expectation_request([constant(K, letter) for _, letter in term],
+                                                   [(q,) for q, _ in term],
+                                                   [letter == "z" for _, letter in term], token).network_plan
+                         for term in factors)
+
+        self._check_exact("expectation()")
+        plans = get_plans(("pauli", tuple(strings), token), plan_each, K.capabilities.max_ndim,
+                          K.capabilities.compiles_whole_functions)
+        if not rehearsing():
+            require_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
+                           "expectation() (its largest intermediate tensor)", LIGHT_CONE_HINT)
+        operators = {letter: constant(K, letter) for letter in "xyz"}
+        return [Request(plan, [operators[letter] for _, letter in term], [1] * len(term))
+                for plan, term in zip(plans, factors)]
 
     def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
         """``<psi|P|psi>`` for many Pauli strings at once, or ``sum_i c_i <psi|P_i|psi>``.

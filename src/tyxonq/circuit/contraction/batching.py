@@ -4,14 +4,17 @@ Terms of one shape hold, at each canonical position, the same piece of gates of 
 RZZ of different edges, the RX of different qubits). Such a position is one gather (``K.take``)
 from that kind's batch of pieces: each term's entries at its gate's row, in the order its
 canonical leg layout wants, so one backend call replaces one per term and the transposes too. A
-position holding the same constant in every term is that constant repeated; any other position is
+position holding constants in every term (pieces of constant gates, basis vectors, identities, in
+whatever leg order each term wants them) is stacked once per backend and kept. An observable's
+position whose terms all hold the same operator is bound once and repeated; any other position is
 bound term by term and stacked. The decisions depend only on the networks' structure, so they are
 made once per group and kept.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,11 +22,11 @@ import numpy as np
 from ...numerics import get_backend
 from ..operations.operation import Operation
 from .binding import Binder
-from .executor import Move, permute
+from .executor import permute
 from .network import Leaf, operation_form
 from .plan import NetworkPlan
 
-__all__ = ["Gathered", "Repeated", "group_program", "bind_group", "batched_moves"]
+__all__ = ["Gathered", "Constant", "group_program", "bind_group"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,11 +48,12 @@ class Gathered:
     operations: tuple[int, ...]  # each term's gate
 
 
-@dataclass(frozen=True)
-class Repeated:
-    """A canonical position holding the same constant in every term."""
+@dataclass(frozen=True, eq=False)
+class Constant:
+    """A canonical position holding a constant in every term; its ``(terms, entries)`` stack,
+    which depends only on the structure, is built once per backend (from host constants)."""
 
-    moves: tuple[Move, ...]
+    stacked: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
 
 
 def _constant_key(leaf: Leaf, operations: Sequence[Operation]) -> tuple | None:
@@ -104,17 +108,31 @@ def group_program(network_plans: Sequence[NetworkPlan], binder: Binder) -> tuple
             if gathered is not None:
                 program.append(gathered)
                 continue
-            keys = {_constant_key(leaf, binder.operations) for leaf in leaves}
-            uniform = len(keys) == 1 and None not in keys and len(set(moves)) == 1
-            program.append(Repeated(moves[0]) if uniform else None)
+            constant = all(_constant_key(leaf, binder.operations) is not None for leaf in leaves)
+            program.append(Constant() if constant else None)
         program = tuple(program)
         plan.groups[key] = program
     return program
 
 
-def batched_moves(moves: Sequence[Move], size: int) -> tuple[Move, ...]:
-    """The same permutation applied to a stack of ``size`` arrays (a leading axis)."""
-    return tuple(((size,) + shape, (0,) + tuple(a + 1 for a in axes)) for shape, axes in moves)
+def _stacked_terms(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: Sequence[dict],
+                   j: int) -> Any:
+    """Canonical position ``j`` bound term by term, in each term's canonical layout, stacked;
+    observables' positions whose terms all hold one operator are bound once."""
+    K, size = binder.K, len(network_plans)
+    leaves = [member.network.leaves[member.order[j]] for member in network_plans]
+    if (all(leaf.source == "operator" for leaf in leaves)
+            and len({(leaf.value, leaf.fixed, leaf.conj, moves) for leaf, moves in
+                     zip(leaves, (member.leaf_moves[j] for member in network_plans))}) == 1
+            and len({(id(binding["operators"][leaf.index]), binding["operator_sizes"][leaf.index])
+                     for leaf, binding in zip(leaves, bindings)}) == 1):
+        network_plans, bindings = network_plans[:1], bindings[:1]
+    terms = []
+    for member, binding in zip(network_plans, bindings):
+        tensor = binder.leaf(member.network.leaves[member.order[j]], **binding)
+        moves = member.leaf_moves[j]
+        terms.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
+    return K.stack(terms if len(terms) == size else terms * size)
 
 
 def bind_group(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: Sequence[dict]) -> list[Any]:
@@ -132,19 +150,13 @@ def bind_group(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: S
                                          entry.piece_number, entry.fixed)
             values = K.take(K.reshape(values, (-1,)), entry.indices.reshape(-1))
             array = K.conj(values) if entry.conj else values
-        elif isinstance(entry, Repeated):
-            member = network_plans[0]
-            leaf = member.network.leaves[member.order[j]]
-            tensor = K.reshape(binder.leaf(leaf, **bindings[0]), (-1,))
-            array = K.stack([tensor] * size)
-            array = permute(K, array, batched_moves(entry.moves, size)) if entry.moves else array
+        elif isinstance(entry, Constant):
+            array = entry.stacked.get(K)
+            if array is None:  # built on the host: a cached array must hold no tracer
+                host = Binder(get_backend("numpy"), binder.operations)
+                array = entry.stacked[K] = K.constant(_stacked_terms(host, network_plans, bindings, j),
+                                                      K.precision)
         else:
-            terms = []
-            for member, binding in zip(network_plans, bindings):
-                leaf_index = member.order[j]
-                tensor = binder.leaf(member.network.leaves[leaf_index], **binding)
-                moves = member.leaf_moves[j]
-                terms.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
-            array = K.stack(terms)
+            array = _stacked_terms(binder, network_plans, bindings, j)
         stacked.append(K.reshape(array, (size, -1)))
     return stacked

@@ -10,6 +10,7 @@ done on groups of adjacent legs, with at most ``max_ndim`` dimensions per call (
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -81,6 +82,17 @@ class OperandLayout:
     moves: tuple[Move, ...]
     shape: tuple[int, ...]
     transposed: bool
+
+    @functools.cached_property
+    def matrix_shape(self) -> tuple[int, ...]:
+        """The operand's shape as a (stack of) matrix(es)."""
+        return self.shape[:-2] + (self.shape[-1], self.shape[-2]) if self.transposed else self.shape
+
+    @functools.cached_property
+    def inverse_moves(self) -> tuple[Move, ...]:
+        """The moves that undo :attr:`moves` (applied in this order)."""
+        return tuple((tuple(reshape[a] for a in axes), tuple(sorted(range(len(axes)), key=axes.__getitem__)))
+                     for reshape, axes in reversed(self.moves))
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,12 @@ class CompiledContraction:
     flops: int = 0
     writes: int = 0
 
+    @functools.cached_property
+    def product_shapes(self) -> tuple[tuple[int, ...], ...]:
+        """Each step's product, a (stack of) matrix(es)."""
+        return tuple(step.first_layout.matrix_shape[:-1] + step.second_layout.matrix_shape[-1:]
+                     for step in self.steps)
+
     def run(self, K: Any, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
         tensors = list(tensors)
@@ -171,36 +189,51 @@ class CompiledContraction:
             del first, second
         return tensors[self.result]
 
-    def run_with_vjp(self, K: Any, tensors: Sequence[Any], cotangent: Any) -> tuple[Any, list[Any]]:
+    def run_with_vjp(self, K: Any, tensors: Sequence[Any], cotangent: Any,
+                     wanted: Sequence[int] | None = None) -> tuple[Any, list[Any]]:
         """The result and every input tensor's environment: the derivative of ``sum(cotangent *
         result)`` with respect to that tensor, in its shape (holomorphic: no conjugation).
 
         The vector-Jacobian product of a step ``C = A B`` is two more products, ``dA = dC B^T``
         and ``dB = A^T dC``, laid back out by the inverse of the step's permutations; the forward
-        pass keeps every step's operands for them.
+        pass keeps every step's operands for them. ``wanted``: the inputs whose environments are
+        needed (default all); products leading only to others are skipped and their
+        environments are ``None``.
         """
         tensors = list(tensors)
-        shapes = [K.shape(tensor) for tensor in tensors]
+        produced = len(tensors)
+        needed = [True] * produced if wanted is None else [False] * produced
+        for index in wanted or ():
+            needed[index] = True
+        shapes: list[Any] = [None] * produced + list(self.product_shapes)  # inputs': when needed
         operands = []
         for step in self.steps:
+            for index in (step.first, step.second):
+                if index < produced and needed[index]:
+                    shapes[index] = K.shape(tensors[index])
             first = _as_matrix(K, tensors[step.first], step.first_layout)
             second = _as_matrix(K, tensors[step.second], step.second_layout)
             tensors[step.first] = tensors[step.second] = None
             operands.append((first, second))
             tensors.append(K.matmul(first, second))
-            shapes.append(K.shape(tensors[-1]))
+            needed.append(needed[step.first] or needed[step.second])
         result = tensors[self.result]
         environments: list[Any] = [None] * len(tensors)
-        environments[self.result] = K.reshape(cotangent, shapes[self.result])
-        produced = len(shapes) - len(self.steps)
+        environments[self.result] = K.reshape(cotangent, K.shape(result))
         for number in range(len(self.steps) - 1, -1, -1):
             step, (first, second) = self.steps[number], operands[number]
             environment = environments[produced + number]
-            environments[produced + number] = None
-            environments[step.first] = _from_matrix(K, K.matmul(environment, _swap_last(K, second)),
-                                                    step.first_layout, shapes[step.first])
-            environments[step.second] = _from_matrix(K, K.matmul(_swap_last(K, first), environment),
-                                                     step.second_layout, shapes[step.second])
+            environments[produced + number] = operands[number] = None
+            if environment is None:
+                continue
+            if needed[step.first]:
+                environments[step.first] = _from_matrix(
+                    K, K.matmul(environment, _swap_last(K, second, len(step.second_layout.shape))),
+                    step.first_layout, shapes[step.first])
+            if needed[step.second]:
+                environments[step.second] = _from_matrix(
+                    K, K.matmul(_swap_last(K, first, len(step.first_layout.shape)), environment),
+                    step.second_layout, shapes[step.second])
         return result, environments[:produced]
 
 
@@ -250,22 +283,19 @@ def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], si
     return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest, flops, writes)
 
 
-def _swap_last(K: Any, array: Any) -> Any:
-    return K.transpose(array) if len(K.shape(array)) == 2 else K.transpose(array, (0, 2, 1))
+def _swap_last(K: Any, array: Any, ndim: int) -> Any:
+    """A (stack of) matrix(es) of ``ndim`` dimensions, transposed."""
+    return K.transpose(array) if ndim == 2 else K.transpose(array, (0, 2, 1))
 
 
 def _from_matrix(K: Any, matrix: Any, layout: OperandLayout, shape: tuple[int, ...]) -> Any:
     """The inverse of :func:`_as_matrix`: an operand's matrix view back in the operand's layout."""
-    array = _swap_last(K, matrix) if layout.transposed else matrix
-    for reshape, axes in reversed(layout.moves):
-        moved = tuple(reshape[a] for a in axes)
-        inverse = tuple(sorted(range(len(axes)), key=lambda a: axes[a]))
+    array = _swap_last(K, matrix, len(layout.shape)) if layout.transposed else matrix
+    for moved, inverse in layout.inverse_moves:
         array = K.transpose(K.reshape(array, moved), inverse)
     return K.reshape(array, shape)
 
 
 def _as_matrix(K: Any, array: Any, layout: OperandLayout) -> Any:
     array = K.reshape(permute(K, array, layout.moves), layout.shape)
-    if not layout.transposed:
-        return array
-    return K.transpose(array) if len(layout.shape) == 2 else K.transpose(array, (0, 2, 1))
+    return _swap_last(K, array, len(layout.shape)) if layout.transposed else array

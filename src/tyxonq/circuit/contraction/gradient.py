@@ -26,7 +26,7 @@ import numpy as np
 from ...numerics import get_backend
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
-from .batching import Gathered, Repeated, bind_group, group_program
+from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
 from .executor import CompiledContraction, Move, permute
 from .network import operation_form
@@ -145,14 +145,30 @@ def value_and_angle_gradients(K: Any, operations: Sequence[Operation], inputs: A
     for plan, members in _groups(requests).items():
         group = [requests[i] for i in members]
         contraction, _, stacked = _batched(binder, plan, group)
-        result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype))
-        values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
-        host = [np.asarray(K.to_numpy(environment)).reshape(len(members), -1) for environment in environments]
         program = group_program([r.network_plan for r in group], binder)
+        result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype),
+                                                        _angle_positions(program, group, binder))
+        values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
+        host = [None if environment is None else np.asarray(K.to_numpy(environment)).reshape(len(members), -1)
+                for environment in environments]
         _collect(program, group, members, host, binder, contributions)
     gradients = np.zeros((len(requests), slot_count), dtype=complex)
     _assemble(operations, contributions, wanted, gradients)
     return values, gradients
+
+
+def _angle_positions(program: tuple, group: list[Request], binder: Binder) -> list[int]:
+    """The canonical positions holding a parametrised gate's piece in some term."""
+    def angled(j: int) -> bool:
+        for request in group:
+            leaf = request.network_plan.network.leaves[request.network_plan.order[j]]
+            op = binder.operations[leaf.index] if leaf.source == "gate" else None
+            if op is not None and op.params and op.gate != "unitary":
+                return True
+        return False
+
+    return [j for j, entry in enumerate(program)
+            if isinstance(entry, Gathered) or (entry is None and angled(j))]
 
 
 def _collect(program: tuple, group: list[Request], members: list[int], environments: list[np.ndarray],
@@ -170,8 +186,8 @@ def _collect(program: tuple, group: list[Request], members: list[int], environme
             key = (entry.gate, entry.dagger, entry.piece_number, entry.fixed, entry.conj)
             contributions[key].append((terms, np.asarray(entry.operations), environment))
             continue
-        if isinstance(entry, Repeated):
-            continue  # a constant: nothing to differentiate
+        if environment is None:
+            continue  # a constant or an observable: nothing to differentiate
         for position, (term, request) in enumerate(zip(members, group)):
             network_plan = request.network_plan
             leaf = network_plan.network.leaves[network_plan.order[j]]
@@ -198,7 +214,11 @@ def _assemble(operations: Sequence[Operation], contributions: dict,
               wanted: dict[int, list[tuple[int, int]]], gradients: np.ndarray) -> None:
     """``dE/dθ`` from the leaves' environments, one vectorised product per gate kind and form."""
     host = get_backend("numpy")
-    slot_of = {(index, parameter): slot for index, pairs in wanted.items() for slot, parameter in pairs}
+    width = 1 + max((parameter for pairs in wanted.values() for _, parameter in pairs), default=0)
+    slot_table = np.full((len(operations), width), -1)  # [operation, parameter] -> slot, or -1
+    for index, pairs in wanted.items():
+        for slot, parameter in pairs:
+            slot_table[index, parameter] = slot
     for (gate, dagger, piece_number, fixed, conj), chunks in contributions.items():
         terms = np.concatenate([chunk[0] for chunk in chunks])
         ops = np.concatenate([chunk[1] for chunk in chunks])
@@ -209,8 +229,8 @@ def _assemble(operations: Sequence[Operation], contributions: dict,
         if extraction is not None:  # a bra leaf is conj(matrix @ L) = conj(matrix) @ conj(L)
             environments = environments @ (extraction.conj() if conj else extraction).T
         columns = np.asarray([[float(p) for p in operations[i].params] for i in indices])
-        for j in range(columns.shape[1]):
-            slots = np.asarray([slot_of.get((int(op), j), -1) for op in ops])
+        for j in range(min(columns.shape[1], width)):
+            slots = slot_table[ops, j]
             if not np.any(slots >= 0):
                 continue
             derivative = np.asarray(gate_derivatives(host, gate, columns, j, dagger))

@@ -127,6 +127,7 @@ class _PlanCache:
     def __init__(self, maxsize: int = 1024) -> None:
         self._networks = _LRU(maxsize)
         self._plans = _LRU(maxsize)
+        self._lists = _LRU(maxsize)
         self._lock = threading.Lock()
         self.enabled = True
         self.hits = self.misses = self.path_searches = 0
@@ -137,7 +138,7 @@ class _PlanCache:
 
     @maxsize.setter
     def maxsize(self, value: int) -> None:
-        self._networks.maxsize = self._plans.maxsize = value
+        self._networks.maxsize = self._plans.maxsize = self._lists.maxsize = value
 
     def get(self, key: tuple, build: Callable[[], NetworkPlan]) -> NetworkPlan:
         with self._lock:
@@ -164,6 +165,19 @@ class _PlanCache:
                 self._plans.put(key, plan)
         return plan
 
+    def many(self, key: tuple, build: Callable[[], tuple]) -> tuple:
+        """A tuple of network plans looked up together (each one a hit when found)."""
+        with self._lock:
+            entry = self._lists.get(key) if self.enabled else None
+            if entry is not None:
+                self.hits += len(entry)
+                return entry
+        entry = build()
+        with self._lock:
+            if self.enabled and self.maxsize > 0:
+                self._lists.put(key, entry)
+        return entry
+
     def info(self) -> PlanCacheInfo:
         return PlanCacheInfo(self.hits, self.misses, self.path_searches, len(self._networks.entries),
                              self.maxsize, self.enabled)
@@ -172,6 +186,7 @@ class _PlanCache:
         with self._lock:
             self._networks.entries.clear()
             self._plans.entries.clear()
+            self._lists.entries.clear()
             self.hits = self.misses = self.path_searches = 0
 
 
@@ -289,6 +304,13 @@ def get_plan(key: tuple, make_network: Callable[[], Network], max_ndim: int,
     ``thorough``: search longer for a cheaper path (for plans compiled into reused programs)."""
     full_key = key + (get_contractor().cache_key, max_ndim, output_shape, thorough)
     return _CACHE.get(full_key, lambda: _network_plan(make_network(), max_ndim, output_shape, thorough))
+
+
+def get_plans(key: tuple, build: Callable[[], tuple[NetworkPlan, ...]], max_ndim: int,
+              thorough: bool = False) -> tuple[NetworkPlan, ...]:
+    """The cached plans of many results of one structure (the terms of a Hamiltonian) under one
+    key, so a repeated evaluation looks them up at once; ``build`` makes them by :func:`get_plan`."""
+    return _CACHE.many(key + (get_contractor().cache_key, max_ndim, thorough), build)
 
 
 def run_plan(network_plan: NetworkPlan, K: Any, tensors: Sequence[Any]) -> Any:

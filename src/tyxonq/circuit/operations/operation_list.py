@@ -8,6 +8,7 @@ formats). The simulators are its subclasses: they differ only in how they comput
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any, Sequence
 
@@ -29,7 +30,7 @@ from .operation import (
     validate_unitary_matrix,
 )
 
-__all__ = ["OperationList", "format_index", "format_samples", "readout_seed", "weighted_sum",
+__all__ = ["OperationList", "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
            "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
 
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
@@ -110,14 +111,11 @@ class OperationList(GateMethods, ChannelMethods):
     def _validated_strings(self, strings: Sequence[str]) -> list[str]:
         if isinstance(strings, str):
             raise TypeError("strings must be a sequence of Pauli strings, e.g. ['ZZI', 'IXX']")
-        checked = []
+        strings = tuple(strings)
         for string in strings:
-            if not isinstance(string, str) or len(string) != self._num_qubits \
-                    or set(string.upper()) - set("IXYZ"):
-                raise ValueError(f"Pauli string {string!r} must have {self._num_qubits} characters, "
-                                 "each I, X, Y or Z")
-            checked.append(string.upper())
-        return checked
+            if not isinstance(string, str):
+                _check_pauli_string(string, self._num_qubits)
+        return list(_checked_pauli_strings(strings, self._num_qubits))
 
     def _validated_operator(self, operator: Any, hermitian: bool,
                             K: Any) -> tuple[Any, tuple[int, ...], bool]:
@@ -342,3 +340,29 @@ def format_samples(K: Any, n: int, format: str, confusions: list | None, seed: i
     if format == "bitstrings":
         return ["".join(map(str, row)) for row in bits.astype(np.int8).tolist()]
     return {"".join(map(str, row)): int(c) for row, c in zip(rows.tolist(), counts.tolist())}
+
+
+def _check_pauli_string(string: Any, num_qubits: int) -> None:
+    if not isinstance(string, str) or len(string) != num_qubits or set(string.upper()) - set("IXYZ"):
+        raise ValueError(f"Pauli string {string!r} must have {num_qubits} characters, each I, X, Y or Z")
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_pauli_strings(strings: tuple[str, ...], num_qubits: int) -> tuple[str, ...]:
+    """The strings upper-cased, each checked (kept: a Hamiltonian's terms are asked repeatedly)."""
+    for string in strings:
+        _check_pauli_string(string, num_qubits)
+    return tuple(string.upper() for string in strings)
+
+
+@functools.lru_cache(maxsize=256)
+def pauli_factors(strings: tuple[str, ...]) -> tuple[tuple[tuple[int, str], ...], ...]:
+    """Each checked string's non-identity ``(qubit, lower-case letter)`` factors.
+
+    Examples
+    --------
+    >>> pauli_factors(("ZIX", "III"))
+    (((0, 'z'), (2, 'x')), ())
+    """
+    return tuple(tuple((q, letter.lower()) for q, letter in enumerate(string) if letter != "I")
+                 for string in strings)
