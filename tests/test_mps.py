@@ -190,6 +190,37 @@ def test_64_qubit_brickwork_against_the_contraction_simulator():
     assert float(mps.expectation(h)) == pytest.approx(float(network.expectation(h)), abs=1e-9)
 
 
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+def test_trotter_layers_fuse_into_three_site_blocks(backend_name, monkeypatch):
+    """Even and odd Trotter bricks (with reversed-qubit bricks and one-qubit gates between) are
+    applied as fused three-site blocks in a sweep: the state equals the dense one, and the centre
+    moves a few sites per step instead of one per brick."""
+    from tyxonq.circuit.mps.state import MPSState
+
+    n, steps = 10, 3
+    rng = np.random.default_rng(21)
+    operations = []
+    for _ in range(steps):
+        for start in (0, 1):
+            for q in range(start, n - 1, 2):
+                pair = (q, q + 1) if rng.random() < 0.5 else (q + 1, q)
+                operations.append(("rzz" if rng.random() < 0.5 else "rxx", pair, (float(rng.uniform(-2, 2)),)))
+        operations += [("rx", (q,), (float(rng.uniform(-2, 2)),)) for q in range(n)]
+    moves = []
+    original = MPSState.move_centre
+
+    def counted(self, target):
+        moves.append(abs(target - self.centre))
+        original(self, target)
+
+    monkeypatch.setattr(MPSState, "move_centre", counted)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        state = build_mps(n, operations).state()
+    close(K, state, reference_state(n, operations))
+    assert sum(moves) <= 3 * steps  # per step: at most a few sites (one per brick before fusion)
+
+
 # -- sampling ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
 def test_samples_follow_the_exact_distribution(backend_name):

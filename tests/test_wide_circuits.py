@@ -138,6 +138,42 @@ def test_pauli_expectations_match_the_dense_reference_and_each_term():
     check()
 
 
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+def test_batched_terms_with_constant_and_mixed_observable_positions(backend_name):
+    """A 30-qubit RY + CZ brickwork's X, Y and Z terms: terms of one shape are contracted together,
+    their constant CZ pieces stacked once per backend (also inside ``jit``: a cached stack must
+    hold no tracer), an observable bound once only where every term holds the same one. Each
+    value against its term contracted alone, the weighted sum's gradient against parameter
+    shift."""
+    n, depth = 30, 3
+    strings = ["I" * q + letter + "I" * (n - q - 1) for q in range(n) for letter in "XYZ"]
+    strings += ["I" * q + "ZZ" + "I" * (n - q - 2) for q in range(0, n - 1, 3)]
+    weights = np.random.default_rng(11).normal(size=len(strings))
+    params = np.random.default_rng(12).uniform(-np.pi, np.pi, n * depth)
+    with tq.use_backend("numpy"):
+        circuit = tq.templates.brickwork(n, params, depth)
+        alone = [float(circuit.pauli_expectations([s])[0]) for s in strings]
+        _, shifted = tq.value_and_grad(lambda a: tq.templates.brickwork(n, a, depth).pauli_expectations(
+            strings, weights), method="parameter-shift")(params)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        def energy(angles):
+            return tq.templates.brickwork(n, angles, depth).pauli_expectations(strings, weights)
+
+        values = tq.templates.brickwork(n, K.asarray(params), depth).pauli_expectations(strings)
+        np.testing.assert_allclose(K.to_numpy(values), alone, atol=1e-10)
+        value_and_grad = tq.value_and_grad(energy)
+        if backend_name == "jax":
+            value_and_grad = K.jit(value_and_grad)
+        for angles in (params, params + 0.1):
+            value, gradient = value_and_grad(K.asarray(angles))
+        np.testing.assert_allclose(float(K.to_numpy(value)), float(energy(K.asarray(params + 0.1))),
+                                   atol=1e-10)
+        value, gradient = value_and_grad(K.asarray(params))
+        np.testing.assert_allclose(float(K.to_numpy(value)), weights @ alone, atol=1e-10)
+        np.testing.assert_allclose(K.to_numpy(gradient), shifted, atol=1e-9)
+
+
 def test_traced_terms_give_one_dual_per_term():
     graph = nx.cycle_graph(8)
     strings = ["ZZ" + "I" * 6, "I" * 3 + "XY" + "I" * 3]

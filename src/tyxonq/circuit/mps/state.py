@@ -46,20 +46,24 @@ class Truncation:
         self.blind = values is None
         if values is None:  # shapes only: the bond keeps what max_bond allows
             return cap
-        weights = np.asarray(values, dtype=float) ** 2
-        total = float(weights.sum())
-        if total == 0.0:
-            return 1
+        values = np.asarray(values, dtype=float).tolist()  # a bond's few values: Python is cheaper
         noise = values[0] * self.rounding * k
-        signal = max(1, int(np.count_nonzero(values > noise)))  # the rest is rounding noise
-        tail = np.cumsum(weights[::-1])[::-1] / total  # tail[j]: weight of values j, j+1, ...
+        signal = k  # the values above rounding noise (they descend)
+        while signal > 1 and values[signal - 1] <= noise:
+            signal -= 1
         keep = min(signal, cap)
-        if self.cutoff > 0:
-            within = np.nonzero(tail <= self.cutoff)[0]
-            if within.size:
-                keep = min(keep, max(1, int(within[0])))
-        if keep < signal:  # a truncation (dropping noise is not one)
-            self.discarded.append(float(tail[keep]))
+        if self.cutoff > 0 or keep < k:
+            squares = [value * value for value in values]
+            total = sum(squares)
+            if total == 0.0:
+                return 1
+            limit, tail, smallest = self.cutoff * total, 0.0, k
+            while smallest > 1 and tail + squares[smallest - 1] <= limit:
+                smallest -= 1  # values smallest.. weigh at most cutoff (relative)
+                tail += squares[smallest]
+            keep = min(keep, smallest)
+            if keep < signal:  # a truncation (dropping noise is not one)
+                self.discarded.append(sum(squares[keep:]) / total)
         return keep
 
 
@@ -147,7 +151,7 @@ class MPSState:
         """A ``k``-site gate on sites ``first .. first + k - 1`` (ascending order)."""
         K = self.K
         if k == 1:  # a unitary on one site keeps every isometry: no split, no move
-            self.sites[first] = K.einsum("ts,asb->atb", matrix, self.sites[first])
+            self.sites[first] = K.matmul(matrix, self.sites[first])  # (t, s) x (a, s, b) -> (a, t, b)
             return
         last = first + k - 1
         self.move_centre(min(max(self.centre, first), last))
@@ -155,7 +159,7 @@ class MPSState:
         for site in range(first + 1, last + 1):  # (D, 2^j, D') x (D', 2, D'') by one matmul
             left, size, _ = K.shape(block)
             block = K.reshape(_site_times(K, block, self.sites[site]), (left, size * 2, -1))
-        block = K.einsum("ts,asb->atb", matrix, block)
+        block = K.matmul(matrix, block)
         if centre_left:
             self._split_from_right(block, first, k)
         else:
