@@ -193,8 +193,8 @@ def test_64_qubit_brickwork_against_the_contraction_simulator():
 @pytest.mark.parametrize("backend_name", BACKEND_IDS)
 def test_trotter_layers_fuse_into_three_site_blocks(backend_name, monkeypatch):
     """Even and odd Trotter bricks (with reversed-qubit bricks and one-qubit gates between) are
-    applied as fused three-site blocks in a sweep: the state equals the dense one, and the centre
-    moves a few sites per step instead of one per brick."""
+    applied as fused three-site blocks in a sweep (outside jit): the state equals the dense one,
+    and the centre moves a few sites per step instead of one per brick."""
     from tyxonq.circuit.mps.state import MPSState
 
     n, steps = 10, 3
@@ -204,7 +204,8 @@ def test_trotter_layers_fuse_into_three_site_blocks(backend_name, monkeypatch):
         for start in (0, 1):
             for q in range(start, n - 1, 2):
                 pair = (q, q + 1) if rng.random() < 0.5 else (q + 1, q)
-                operations.append(("rzz" if rng.random() < 0.5 else "rxx", pair, (float(rng.uniform(-2, 2)),)))
+                gate = "rzz" if rng.random() < 0.5 else "rxx"
+                operations.append((gate, pair, (float(rng.uniform(-2, 2)),)))
         operations += [("rx", (q,), (float(rng.uniform(-2, 2)),)) for q in range(n)]
     moves = []
     original = MPSState.move_centre
