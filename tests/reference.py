@@ -46,6 +46,7 @@ PARAMETRISED = {
     "ry": (1, 1, lambda t: rotation(Y, t)),
     "rz": (1, 1, lambda t: rotation(Z, t)),
     "phase": (1, 1, lambda t: np.diag([1, np.exp(1j * t)])),
+    "gphase": (1, 1, lambda t: np.exp(1j * t) * np.eye(2)),
     "u": (1, 3, lambda t, p, lam: np.array([
         [np.cos(t / 2), -np.exp(1j * lam) * np.sin(t / 2)],
         [np.exp(1j * p) * np.sin(t / 2), np.exp(1j * (p + lam)) * np.cos(t / 2)]])),

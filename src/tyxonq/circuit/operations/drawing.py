@@ -41,14 +41,19 @@ def _labels(operation: Operation) -> dict[int, str]:
     return labels
 
 
-def draw(num_qubits: int, operations: Sequence[Operation]) -> str:
-    """Text diagram; qubit 0 is the top row.
+def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100) -> str:
+    """Text diagram; qubit 0 is the top row. Columns that would pass ``width`` characters are
+    folded into further blocks (``»`` ends a block that continues, ``«`` starts its sequel).
 
     Examples
     --------
     >>> print(draw(2, [Operation("h", (0,)), Operation("cx", (0, 1))]))
     q0: ─H─●─
     q1: ───X─
+    >>> print(draw(1, [Operation("h", (0,))] * 6, width=14))
+    q0: ─H─H─H─H─»
+    <BLANKLINE>
+    q0: «H─H─
     """
     columns: list[dict[int, str]] = []
     spans: list[set[int]] = []
@@ -64,15 +69,25 @@ def draw(num_qubits: int, operations: Sequence[Operation]) -> str:
         labels = _labels(operation)
         columns[column].update({q: labels.get(q, "│") for q in span})
         spans[column] |= span
-    rows = []
-    for q in range(num_qubits):
-        cells = []
-        for column in columns:
-            width = max(len(label) for label in column.values())
-            label = column.get(q, "")
-            filler = "─"
-            cells.append(label.center(width, filler) if label else filler * width)
-        rows.append(f"q{q}: ─" + "─".join(cells) + "─")
-    width = len(f"q{num_qubits - 1}")
-    return "\n".join(row.replace(f"q{q}:", f"q{q}:".ljust(width + 1), 1)
-                     for q, row in enumerate(rows))
+    cells = []  # per column: its label on every row, padded to the column's width
+    for column in columns:
+        size = max(len(label) for label in column.values())
+        cells.append([column[q].center(size, "─") if q in column else "─" * size
+                      for q in range(num_qubits)])
+    names = [f"q{q}:".ljust(len(f"q{num_qubits - 1}") + 1) for q in range(num_qubits)]
+    room = max(width - len(names[0]) - 3, 1)
+    blocks, current, used = [], [], 0
+    for column in cells:
+        if current and used + len(column[0]) + 1 > room:
+            blocks.append(current)
+            current, used = [], 0
+        current.append(column)
+        used += len(column[0]) + 1
+    blocks.append(current)
+    drawn = []
+    for number, block in enumerate(blocks):
+        start = " ─" if number == 0 else " «"
+        end = "─" if number == len(blocks) - 1 else "─»"
+        rows = [names[q] + start + "─".join(column[q] for column in block) + end for q in range(num_qubits)]
+        drawn.append("\n".join(rows))
+    return "\n\n".join(drawn)

@@ -83,6 +83,12 @@ class GateMethods:
         """Phase gate diag(1, e^{i theta})."""
         return self._add("phase", (qubit,), (theta,))
 
+    def gphase(self: C, qubit: int, theta: Angle) -> C:
+        """Global phase ``exp(i theta)``: every amplitude is multiplied by it, no probability or
+        expectation value changes (what Qiskit's ``global_phase`` and OpenQASM 3's ``gphase``
+        hold). It acts on no qubit in particular; ``qubit`` is where it is recorded and drawn."""
+        return self._add("gphase", (qubit,), (theta,))
+
     def u(self: C, qubit: int, theta: Angle, phi: Angle, lam: Angle) -> C:
         """OpenQASM's U3(theta, phi, lam)."""
         return self._add("u", (qubit,), (theta, phi, lam))

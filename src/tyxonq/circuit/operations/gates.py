@@ -117,6 +117,10 @@ def _phase_gate(K: Any, params: tuple) -> Any:
     return constant(K, "_p0") + _phase(K, _angle(K, params[0])) * constant(K, "_p1")
 
 
+def _global_phase(K: Any, params: tuple) -> Any:
+    return _phase(K, _angle(K, params[0])) * constant(K, "i")
+
+
 def _controlled_phase(K: Any, params: tuple) -> Any:
     return constant(K, "_i4_minus_p11") + _phase(K, _angle(K, params[0])) * constant(K, "_p11")
 
@@ -190,6 +194,7 @@ GATES: dict[str, GateSpec] = {
         _spec("ry", 1, ("theta",), _pauli_rotation("y", "i")),
         _spec("rz", 1, ("theta",), _pauli_rotation("z", "i"), diagonal=True),
         _spec("phase", 1, ("theta",), _phase_gate, diagonal=True),
+        _spec("gphase", 1, ("theta",), _global_phase, diagonal=True),
         _spec("u", 1, ("theta", "phi", "lam"), _u3),
         _spec("cx", 2, controls=1),
         _spec("cy", 2, controls=1),
@@ -270,12 +275,12 @@ _GENERATORS = {
     "rx": (-0.5j, "x"), "ry": (-0.5j, "y"), "rz": (-0.5j, "z"),
     "rxx": (-0.5j, "_xx"), "ryy": (-0.5j, "_yy"), "rzz": (-0.5j, "_zz"),
     "crx": (-0.5j, "_p1_x"), "cry": (-0.5j, "_p1_y"), "crz": (-0.5j, "_p1_z"),
-    "phase": (1j, "_p1"), "cphase": (1j, "_p11"),
+    "phase": (1j, "_p1"), "cphase": (1j, "_p11"), "gphase": (1j, "i"),
 }
 
 #: Gates whose parameters obey the two-term shift rule df/dθ = [f(θ+π/2) - f(θ-π/2)] / 2 (their
 #: generator has two eigenvalues a unit apart); crx/cry/crz need the four-term rule.
-TWO_TERM_SHIFT = frozenset({"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cphase", "u"})
+TWO_TERM_SHIFT = frozenset({"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cphase", "u", "gphase"})
 FOUR_TERM_SHIFT = frozenset({"crx", "cry", "crz"})
 
 

@@ -18,7 +18,9 @@ from ...noise.readout import apply_readout_error, confusion_matrices
 from ...numerics import get_backend
 from ...operators.shots import shot_expectation, validated_shots
 from ..differentiation.tracing import Dual
+from ..interchange.methods import InterchangeMethods
 from .channel_methods import ChannelMethods
+from .composition import CompositionMethods
 from .drawing import draw as draw_circuit
 from .gate_methods import GateMethods
 from .gates import GATES, constant
@@ -37,7 +39,7 @@ SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
 HERMITIAN_TOLERANCE = 1e-8
 
 
-class OperationList(GateMethods, ChannelMethods):
+class OperationList(GateMethods, ChannelMethods, CompositionMethods, InterchangeMethods):
     """Operations on ``num_qubits`` qubits, checked as they are added."""
 
     _inputs: Any = None
@@ -285,9 +287,13 @@ class OperationList(GateMethods, ChannelMethods):
         """An independent copy (operations are immutable; parameters are shared)."""
         return self._with_operations(self._operations)
 
-    def draw(self) -> str:
-        """A text diagram (qubit 0 on top)."""
-        return draw_circuit(self._num_qubits, self._operations)
+    def draw(self, width: int = 100) -> str:
+        """A text diagram (qubit 0 on top), folded into blocks of at most ``width`` characters
+        per line; ``print(circuit)`` prints it."""
+        return draw_circuit(self._num_qubits, self._operations, width)
+
+    def __str__(self) -> str:
+        return self.draw()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_qubits={self._num_qubits}, operations={len(self._operations)})"

@@ -1,0 +1,27 @@
+// Quantum Fourier transform on five qubits of the input |10110> (qubit 0 first)
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[5];
+creg c[5];
+x q[0];
+x q[2];
+x q[3];
+h q[0];
+cp(pi/2) q[1], q[0];
+cp(pi/4) q[2], q[0];
+cp(pi/8) q[3], q[0];
+cp(pi/16) q[4], q[0];
+h q[1];
+cp(pi/2) q[2], q[1];
+cp(pi/4) q[3], q[1];
+cp(pi/8) q[4], q[1];
+h q[2];
+cp(pi/2) q[3], q[2];
+cp(pi/4) q[4], q[2];
+h q[3];
+cp(pi/2) q[4], q[3];
+h q[4];
+swap q[0], q[4];
+swap q[1], q[3];
+barrier q;
+measure q -> c;
