@@ -39,7 +39,9 @@ NOISY = ("noisy_energy", "noisy_energy_gradient", "noisy_density_matrix", "noisy
 NOISE = 0.01
 
 #: the rows simulated as matrix-product states with a bond-dimension cap (``Spec.max_bond``)
-MPS = ("mps_brickwork", "mps_quench", "mps_energy_gradient")
+#: exact samples of circuits past the state vector: a 1D brickwork and a 2D lattice circuit
+SAMPLING = ("wide_sampling", "lattice_sampling")
+MPS = ("mps_brickwork", "mps_quench", "mps_energy_gradient", *SAMPLING)
 
 #: workload name -> one-line description (the order is the suite's order)
 WORKLOADS = {
@@ -63,6 +65,8 @@ WORKLOADS = {
     "mps_brickwork": "MPS, max_bond 64: <Z_middle> and 1000 samples of a depth-20 RY + CZ brickwork",
     "mps_quench": "MPS, max_bond 32: magnetisation after a 20-step TFIM Trotter quench",
     "mps_energy_gradient": "MPS, max_bond 32: TFIM energy + gradient of the 4-layer ansatz",
+    "wide_sampling": "1000 exact samples (and <Z_middle>) of a depth-6 RY + CZ brickwork, no state vector",
+    "lattice_sampling": "1000 exact samples (and <Z_middle>) of a depth-8 RY + CZ square-lattice circuit",
 }
 #: workloads whose result is the energy and its gradient at ``params``
 GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if w not in ENERGY_ONLY),
@@ -85,6 +89,8 @@ SIZES = {
     "mps_brickwork": ((50,), (12,)),
     "mps_quench": ((100,), (12,)),
     "mps_energy_gradient": ((32,), (8,)),
+    "wide_sampling": ((50,), (30,)),
+    "lattice_sampling": ((36,), (16,)),
 }
 
 #: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
@@ -105,6 +111,11 @@ TFIM_BRICKWORK_DEPTH = 4
 SHALLOW_DEPTH = 8
 MPS_BRICKWORK_DEPTH = 20
 MPS_BRICKWORK_BOND = 64
+#: depth of the wide-sampling row, and a bond cap the peers' MPS never reaches there (exact: the
+#: bonds of a depth-6 brickwork are at most 2^3)
+SAMPLING_DEPTH = 6
+SAMPLING_BOND = 1024
+LATTICE_DEPTH = 8
 SHOTS = 1000
 QUENCH_STEPS = 20
 QUENCH_DT = 0.05
@@ -229,6 +240,24 @@ def brickwork(n: int, depth: int) -> list[Gate]:
     return gates
 
 
+def lattice(n: int, depth: int) -> list[Gate]:
+    """``depth`` layers on a ``sqrt(n) x sqrt(n)`` lattice (qubit ``r * side + c``): RY on every
+    qubit, then CZ on one of four edge classes in turn (horizontal from even columns, from odd
+    columns, vertical from even rows, from odd rows)."""
+    side = int(round(np.sqrt(n)))
+    gates = []
+    for layer in range(depth):
+        gates += [Gate("ry", (q,), layer * n + q) for q in range(n)]
+        kind, start = divmod(layer % 4, 2)
+        for r in range(side):
+            for c in range(side):
+                if kind == 0 and c % 2 == start and c + 1 < side:
+                    gates.append(Gate("cz", (r * side + c, r * side + c + 1)))
+                if kind == 1 and r % 2 == start and r + 1 < side:
+                    gates.append(Gate("cz", (r * side + c, (r + 1) * side + c)))
+    return gates
+
+
 def trotter_quench(n: int, steps: int) -> list[Gate]:
     """First-order Trotter steps of ``exp(-i dt H)``, ``H = -Σ Z_i Z_{i+1} - g Σ X_i``: per step
     ``RZZ(params[0])`` on even bonds, then odd bonds, then ``RX(params[1])`` on every qubit, with
@@ -308,6 +337,11 @@ def make_spec(workload: str, n: int) -> Spec:
         return Spec(workload, n, tuple(brickwork(n, MPS_BRICKWORK_DEPTH)),
                     _uniform(0, np.pi, (n * MPS_BRICKWORK_DEPTH,)), layers=MPS_BRICKWORK_DEPTH,
                     observed=n // 2, max_bond=MPS_BRICKWORK_BOND, shots=SHOTS)
+    if workload in SAMPLING:
+        depth, gates = ((SAMPLING_DEPTH, brickwork) if workload == "wide_sampling"
+                        else (LATTICE_DEPTH, lattice))
+        return Spec(workload, n, tuple(gates(n, depth)), _uniform(0, np.pi, (n * depth,)), layers=depth,
+                    observed=n // 2, max_bond=SAMPLING_BOND, shots=SHOTS)
     if workload == "mps_quench":
         params = np.array([-2 * QUENCH_DT, -2 * QUENCH_FIELD * QUENCH_DT])
         return Spec(workload, n, tuple(trotter_quench(n, QUENCH_STEPS)), params, layers=QUENCH_STEPS,

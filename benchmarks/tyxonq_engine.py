@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, MPS, NOISY, SEED, Spec
+from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, MPS, NOISY, SAMPLING, SEED, Spec
 from specs import WORKLOADS as SUITE
 
 WORKLOADS = (*SUITE, "shallow_amplitude")
@@ -84,7 +84,8 @@ def mps_circuit(spec: Spec, params: Any) -> Any:
 
 
 def _mps_row(spec: Spec, K: Any) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
-    """The MPS rows, simulated inside the timed call (the circuit caches its state): the brickwork's
+    """The MPS rows, simulated inside the timed call (the circuit caches its state): the wide
+    circuit's exact samples through ``tq.Circuit.sample`` (its automatic method), the brickwork's
     ``<Z>`` and samples, the quench's magnetisation (eagerly on every backend: samples and
     truncation read values), the ansatz's energy and gradient (``K.jit`` on JAX)."""
     import numpy as np
@@ -93,6 +94,19 @@ def _mps_row(spec: Spec, K: Any) -> tuple[Callable[[], Any], Callable[[Any], Any
 
     def report(circuit: Any) -> float:
         return float(K.to_numpy(circuit.truncation_error()))
+
+    if spec.workload in SAMPLING:  # tq.Circuit: exact samples past the state vector
+        def wide() -> Any:
+            circuit = tq.Circuit(spec.n)
+            for gate in spec.gates:
+                angles = () if gate.param is None else (gate.scale * spec.params[gate.param],)
+                getattr(circuit, gate.name)(*gate.qubits, *angles)
+            z = circuit.expectation_ps(z=[spec.observed])
+            bits = circuit.sample(spec.shots, seed=SEED, format="bitstrings")
+            sampled = np.mean([1 - 2 * int(row[spec.observed]) for row in bits])
+            return {"z": float(K.to_numpy(z)), "sampled_z": float(sampled), "truncation_error": 0.0}
+
+        return wide, lambda r: r
 
     if spec.workload == "mps_brickwork":
         def brickwork() -> Any:

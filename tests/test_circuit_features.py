@@ -169,7 +169,8 @@ def test_memory_is_checked_before_allocating():
     with pytest.raises(MemoryError, match="matrix"):
         tq.Circuit(20).matrix()
     with pytest.raises(MemoryError):
-        tq.Circuit(40).sample(10)
+        tq.Circuit(40).sample(10, method="state")
+    assert tq.Circuit(40).sample(10) == {"0" * 40: 10}  # past the state vector: another method
 
 
 @pytest.mark.parametrize(

@@ -206,3 +206,18 @@ def test_other_simulators_convert_too():
     dm = tq.DMCircuit.from_openqasm(tq.Circuit.from_qiskit(qc).to_openqasm(3))
     with tq.use_backend("numpy"):
         assert float(dm.expectation_ps(z=[0, 3])) == pytest.approx(1.0)
+
+
+def test_barriers_are_kept_as_markers():
+    c = tq.Circuit(3).h(0).barrier().cx(0, 1).barrier(1, 2).x(2)
+    assert c.gate_count() == 3 and "░" in c.draw()
+    qc = c.to_qiskit()
+    assert [i.operation.name for i in qc.data] == ["h", "barrier", "cx", "barrier", "x"]
+    for again in (tq.Circuit.from_qiskit(qc), tq.Circuit.from_openqasm(c.to_openqasm()),
+                  tq.Circuit.from_openqasm(c.to_openqasm(3))):
+        assert again._barriers == [(1, (0, 1, 2)), (2, (1, 2))]
+        np.testing.assert_allclose(state_of(again), state_of(c), atol=1e-12)
+    assert "barrier q[1], q[2];" in c.to_openqasm()
+    appended = tq.Circuit(4).x(3).append(c, qubits=[1, 2, 3])
+    assert appended._barriers == [(2, (1, 2, 3)), (3, (2, 3))]
+    assert c.inverse()._barriers == [] and c.copy()._barriers == c._barriers

@@ -53,12 +53,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from specs import SEED, Spec
+from specs import SAMPLING, SEED, Spec
 
 from peers.common import reversed_qubit, threads
 
 SUPPORTED = ("statevector", "batched_energies_64", "brickwork_local", "shallow_amplitude", "noisy_energy",
-             "noisy_density_matrix", "mps_brickwork", "mps_quench")
+             "noisy_density_matrix", "mps_brickwork", "mps_quench", *SAMPLING)
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -128,7 +128,7 @@ def _mps_row(spec: Spec) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
                              matrix_product_state_truncation_threshold=1e-12, mps_log_data=True,
                              chop_threshold=0.0)
     circuit = _circuit(spec, symbolic=False)
-    if spec.workload == "mps_brickwork":
+    if spec.workload in ("mps_brickwork", *SAMPLING):
         circuit.save_expectation_value(SparsePauliOp("Z"), [reversed_qubit(spec.n, spec.observed)], label="z")
         circuit.measure_all()
         options = {"shots": spec.shots, "seed_simulator": SEED}
@@ -156,7 +156,7 @@ def _mps_row(spec: Spec) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
 
 
 def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
-    if spec.workload in ("mps_brickwork", "mps_quench"):
+    if spec.workload in ("mps_brickwork", "mps_quench", *SAMPLING):
         return _mps_row(spec)
     from qiskit import transpile
     from qiskit_aer import AerSimulator

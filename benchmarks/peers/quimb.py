@@ -32,11 +32,11 @@ from functools import reduce
 from typing import Any, Callable
 
 import numpy as np
-from specs import ENERGY_ONLY, SEED, Spec
+from specs import ENERGY_ONLY, SAMPLING, SEED, Spec
 
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
-MPS_ROWS = ("mps_brickwork", "mps_quench")
+MPS_ROWS = ("mps_brickwork", "mps_quench", *SAMPLING)
 SUPPORTED = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY + MPS_ROWS
 _NAMES = {"h": "H", "cx": "CNOT", "cz": "CZ", "rx": "RX", "ry": "RY", "rz": "RZ", "rzz": "RZZ"}
 
@@ -82,7 +82,7 @@ def _mps_row(spec: Spec) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
     import quimb
 
     z = quimb.pauli("Z")
-    if spec.workload == "mps_brickwork":
+    if spec.workload in ("mps_brickwork", *SAMPLING):
         def brickwork() -> dict:
             circuit = mps_circuit(spec)
             value = circuit.local_expectation(z, spec.observed, normalized=True)

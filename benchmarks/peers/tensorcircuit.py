@@ -64,7 +64,7 @@ from typing import Any, Callable
 
 import numpy as np
 from adam import adam_update
-from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, MPS, NOISY, SEED, Spec
+from specs import ENERGY_ONLY, GRADIENTS, LIGHT_CONE, MPS, NOISY, SAMPLING, SEED, Spec
 
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
@@ -194,7 +194,7 @@ def _mps(spec: Spec, K: Any, params: Any, jit: bool) -> tuple[Callable[[], Any],
     """The MPS rows: the brickwork's <Z> and samples, the quench's magnetisation, the ansatz's
     energy and gradient; each with its truncation error."""
     numpy = K.numpy
-    if spec.workload == "mps_brickwork":
+    if spec.workload in ("mps_brickwork", *SAMPLING):
         status = K.convert_to_tensor(np.random.default_rng(SEED).random((spec.shots, spec.n)))
 
         def brickwork(angles: Any, status: Any) -> tuple[Any, Any, Any]:

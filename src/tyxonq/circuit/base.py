@@ -24,6 +24,7 @@ from .differentiation.tracing import TracingError
 from .memory import require_memory
 from .operations.gates import constant
 from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
+from .wide_sampling import marginal_samples, mps_samples, sampling_method
 
 __all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
 REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
@@ -237,8 +238,8 @@ class CircuitBase(OperationList):
         return traced_expectation(self, evaluate, apply_observable, requests)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
-               readout_error: Any = None) -> Any:
-        """Measure all qubits ``shots`` times.
+               readout_error: Any = None, method: str = "auto") -> Any:
+        """Measure all qubits ``shots`` times, exactly, at any width.
 
         Parameters
         ----------
@@ -247,10 +248,19 @@ class CircuitBase(OperationList):
         seed : int, optional
             Seed: the same seed gives the same samples.
         format : {"counts", "bitstrings", "indices"}
-            A dict bitstring -> count, a list of bitstrings, or a backend array of basis indices.
+            A dict bitstring -> count, a list of bitstrings, or a backend array of basis indices
+            (at most 62 qubits).
         readout_error : array or list of arrays, optional
             Confusion matrix ``confusion[read, true]`` (columns sum to 1) for every qubit, or one
             per qubit, applied to the sampled bits; by default the noise model's, if any.
+        method : {"auto", "state", "mps", "contraction"}
+            ``"state"``: from the ``2^n`` probabilities; ``"mps"``: perfect sampling from an
+            untruncated matrix-product state (pure circuits); ``"contraction"``: sequential
+            conditional marginals, each group of qubits drawn from its light cone's contraction
+            with the bits drawn so far fixed, shots that share those bits together. ``"auto"``:
+            the state up to :data:`~tyxonq.circuit.wide_sampling.STATE_QUBITS` qubits, then the
+            MPS while a count of the gates crossing each cut bounds its bonds by 256, else the
+            contraction (:mod:`tyxonq.circuit.wide_sampling`). All are exact.
 
         Examples
         --------
@@ -259,13 +269,27 @@ class CircuitBase(OperationList):
         {'10': 5}
         >>> tq.Circuit(1).sample(1000, seed=1, readout_error=[[0.9, 0.2], [0.1, 0.8]])["1"] / 1000
         0.103
+        >>> c = tq.Circuit(60).h(0)
+        >>> for q in range(59):
+        ...     _ = c.cx(q, q + 1)
+        >>> [bits.count("1") for bits in sorted(c.sample(100, seed=2))]  # 60 qubits: no state vector
+        [0, 60]
         """
         shots, confusions = self._sampling(shots, format, readout_error)
         n = self._num_qubits
         K = get_backend()
-        probabilities = K.cast(K.detach(self.probability()), "float64")
+        chosen = sampling_method(self, method)
         if rehearsing():  # planned, not run: nothing to sample from
+            if chosen == "state":
+                self.probability()
             return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
+        if chosen == "mps":
+            bits = mps_samples(self, shots, np.random.default_rng(seed))
+            return format_samples(K, n, format, confusions, seed, bits=bits)
+        if chosen == "contraction":
+            bits = marginal_samples(self, shots, np.random.default_rng(seed))
+            return format_samples(K, n, format, confusions, seed, bits=bits)
+        probabilities = K.cast(K.detach(self.probability()), "float64")
         probabilities = probabilities / K.sum(probabilities)
         indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
         return format_samples(K, n, format, confusions, seed, indices=indices)

@@ -13,6 +13,7 @@ made once per group and kept.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -135,11 +136,43 @@ def _stacked_terms(binder: Binder, network_plans: Sequence[NetworkPlan], binding
     return K.stack(terms if len(terms) == size else terms * size)
 
 
+def _bind_one_network(binder: Binder, member: NetworkPlan, bindings: Sequence[dict]) -> list[Any]:
+    """:func:`bind_group` for terms of one network that differ only in their bindings (the
+    prefixes of sequential sampling, many amplitudes): a leaf sliced at requested bits is bound
+    once per combination of its bits and gathered per term; observables as in any group; every
+    other leaf is bound once and gathered ``terms`` times (one backend call either way)."""
+    K, size = binder.K, len(bindings)
+    first = bindings[0]
+    requested_bits = np.asarray([binding["bits"] for binding in bindings], dtype=np.int64).reshape(size, -1)
+    everyone = np.zeros(size, dtype=np.int64)
+    stacked = []
+    for j in range(len(member.plan.legs)):
+        leaf = member.network.leaves[member.order[j]]
+        moves = member.leaf_moves[j]
+        if leaf.source == "operator":
+            stacked.append(_stacked_terms(binder, [member] * size, bindings, j))
+            continue
+        requested = sorted({value[1] for _, value in leaf.fixed if isinstance(value, tuple)})
+        tables = []
+        for combination in itertools.product((0, 1), repeat=len(requested)):
+            bits = list(first["bits"])
+            for position, bit in zip(requested, combination):
+                bits[position] = bit
+            tensor = binder.leaf(leaf, first["operators"], first["operator_sizes"], bits)
+            tables.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
+        rows = everyone if not requested else \
+            requested_bits[:, requested] @ (1 << np.arange(len(requested) - 1, -1, -1))
+        stacked.append(K.take(K.stack(tables), rows, axis=0))
+    return stacked
+
+
 def bind_group(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: Sequence[dict]) -> list[Any]:
     """One stacked array per canonical position, shape ``(terms, entries)``; ``bindings[t]`` is
     term ``t``'s ``operators``, ``operator_sizes`` and ``bits``."""
     K = binder.K
     size = len(network_plans)
+    if all(member is network_plans[0] for member in network_plans):
+        return _bind_one_network(binder, network_plans[0], bindings)
     program = group_program(network_plans, binder)
     stacked = []
     for j, entry in enumerate(program):

@@ -27,7 +27,7 @@ from ..operations.operation import Operation
 from .lightcone import light_cone
 from .tensor_forms import TensorForm, channel_form, dense_form, tensor_form
 
-__all__ = ["Leaf", "Network", "operation_form", "state_network", "amplitude_network",
+__all__ = ["conditional_network", "Leaf", "Network", "operation_form", "state_network", "amplitude_network",
            "expectation_network", "density_network", "matrix_network"]
 
 Value = Any  # a fixed leg's value: 0 or 1, or ("bit", q) for the q-th requested bit
@@ -241,6 +241,22 @@ def density_network(num_qubits: int, operations: Sequence[Operation], inputs: bo
     if diagonal:
         return builder.network(tuple(ket[q] for q in qubits))
     return builder.network(tuple(ket[q] for q in qubits) + tuple(bra[q] for q in qubits))
+
+
+def conditional_network(num_qubits: int, operations: Sequence[Operation], inputs: bool | str,
+                        fixed: Sequence[int], open_qubits: Sequence[int]) -> Network:
+    """Network of the joint probabilities ``P(bits of fixed, outcomes of open_qubits)``: the
+    ``fixed`` qubits measured with their requested bits (``("bit", j)`` for ``fixed[j]``), one open
+    leg per qubit of ``open_qubits``, every other qubit traced out and outside the light cone of
+    the measured ones dropped (what sampling qubit by qubit asks for)."""
+    measured = list(fixed) + list(open_qubits)
+    builder = _Builder()
+    kept_qubits, ket, bra = _doubled(builder, num_qubits, operations, inputs, measured, set(measured))
+    for q in kept_qubits:
+        builder.join(bra[q], ket[q])
+    for j, q in enumerate(fixed):
+        builder.fix(ket[q], ("bit", j))
+    return builder.network(tuple(ket[q] for q in open_qubits))
 
 
 def matrix_network(num_qubits: int, operations: Sequence[Operation]) -> Network:

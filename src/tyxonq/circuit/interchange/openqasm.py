@@ -5,10 +5,10 @@ implementation of OpenQASM 2 with ``qelib1.inc``) and ``qiskit.qasm3`` (through 
 ``qiskit-qasm3-import`` package, on the ``openqasm3`` reference parser), then converts the
 resulting ``QuantumCircuit`` gate by gate (:mod:`.qiskit_convert`: its qubit-order, parameter and
 global-phase conventions hold here too). Include files, user-defined gates (replaced by their
-bodies), several registers (numbered in declaration order), ``barrier`` (no effect on the state)
-and parameter expressions are handled; a ``measure`` at the end stands for sampling; mid-circuit
-measurement, ``reset`` and classically controlled instructions raise a ``ValueError`` naming the
-instruction and its line.
+bodies), several registers (numbered in declaration order), ``barrier`` (kept as a marker, no
+effect on the state) and parameter expressions are handled; a ``measure`` at the end stands for
+sampling; mid-circuit measurement, ``reset`` and classically controlled instructions raise a
+``ValueError`` naming the instruction and its line.
 
 **Writing** is done here (no Qiskit needed except for ``unitary`` gates, which Qiskit synthesises
 into ``u`` and ``cx``): every gate of tyxonq's gate set has an exact OpenQASM form, its global
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...numerics import get_backend
-from .qiskit_convert import from_qiskit, require_qiskit
+from .qiskit_convert import barriers_by_position, from_qiskit, require_qiskit
 
 __all__ = ["from_openqasm", "to_openqasm", "openqasm_version"]
 
@@ -118,7 +118,12 @@ def to_openqasm(circuit: Any, version: int = 2) -> str:
     K = get_backend()
     body: list[str] = []
     used: set[str] = set()
-    for op in circuit.operations:
+    barriers = barriers_by_position(circuit)
+    for position, op in enumerate(list(circuit.operations) + [None]):
+        for qubits in barriers.get(position, ()):
+            body.append(f"barrier {', '.join(f'q[{q}]' for q in qubits)};")
+        if op is None:
+            break
         if op.channel is not None:
             raise ValueError(f"a {op.channel.name} channel has no OpenQASM form: to_openqasm "
                              "writes noiseless circuits")

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...numerics import get_backend
 
-__all__ = ["from_qiskit", "to_qiskit", "require_qiskit"]
+__all__ = ["from_qiskit", "to_qiskit", "require_qiskit", "barriers_by_position"]
 
 #: tyxonq gate -> Qiskit standard-gate class name (the library's own classes, never a lookalike)
 _TO_QISKIT = {
@@ -44,7 +44,7 @@ _TO_QISKIT = {
 }
 _FROM_QISKIT = {qiskit_name: ours for ours, qiskit_name in _TO_QISKIT.items()}
 _FROM_QISKIT.update({"U3Gate": "u", "U1Gate": "phase", "CU1Gate": "cphase"})
-#: Qiskit instructions that do nothing to a state
+#: Qiskit instructions that do nothing to a state (a top-level barrier is kept as a marker)
 _IGNORED = ("barrier", "delay")
 
 
@@ -124,6 +124,8 @@ def _append_circuit(circuit: Any, qc: Any, qubit_map: list[int], values: dict, d
         name = operation.name
         qubits = tuple(qubit_map[qc.find_bit(q).index] for q in instruction.qubits)
         if name in _IGNORED:
+            if name == "barrier" and depth == 0 and qubits:
+                circuit.barrier(*qubits)
             continue
         if name == "measure":
             measured.update(qubits)
@@ -170,7 +172,12 @@ def to_qiskit(circuit: Any) -> Any:
 
     K = get_backend()
     qc = QuantumCircuit(circuit.num_qubits)
-    for op in circuit.operations:
+    barriers = barriers_by_position(circuit)
+    for position, op in enumerate(list(circuit.operations) + [None]):
+        for qubits in barriers.get(position, ()):
+            qc.barrier(list(qubits))
+        if op is None:
+            break
         if op.channel is not None:
             raise ValueError(f"a {op.channel.name} channel has no Qiskit gate: to_qiskit converts "
                              "noiseless circuits")
@@ -186,6 +193,14 @@ def to_qiskit(circuit: Any) -> Any:
             qubits = list(op.qubits)
         qc.append(gate.inverse() if op.dagger else gate, qubits)
     return qc
+
+
+def barriers_by_position(circuit: Any) -> dict[int, list[tuple[int, ...]]]:
+    """A circuit's barrier markers by the number of operations before them."""
+    found: dict[int, list[tuple[int, ...]]] = {}
+    for position, qubits in circuit._barriers:
+        found.setdefault(position, []).append(qubits)
+    return found
 
 
 def _number(K: Any, value: Any, gate: str) -> float:

@@ -1,5 +1,5 @@
 """Composition and inspection every circuit has: ``append`` / ``prepend`` another circuit on
-chosen qubits, ``gate_count``, ``depth`` and ``num_parameters``."""
+chosen qubits, ``barrier`` markers, ``gate_count``, ``depth`` and ``num_parameters``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ class CompositionMethods:
     _num_qubits: int
     _operations: list
     _channel_count: int
+    _barriers: list
 
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         """``other``'s operations with its qubit ``i`` on ``qubits[i]``."""
@@ -38,6 +39,26 @@ class CompositionMethods:
         return [Operation(op.gate, tuple(qubits[q] for q in op.qubits), op.params, op.dagger, op.channel)
                 for op in other._operations]
 
+    def _placed_barriers(self, other: Any, qubits: Sequence[int] | None, offset: int) -> list:
+        qubits = tuple(range(other.num_qubits)) if qubits is None else tuple(qubits)
+        return [(position + offset, tuple(qubits[q] for q in on)) for position, on in other._barriers]
+
+    def barrier(self: C, *qubits: int) -> C:
+        """A marker between the operations before and after it (on ``qubits``, default all):
+        drawn, exported to Qiskit and OpenQASM, read back; it changes no result.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> print(tq.Circuit(2).h(0).barrier().cx(0, 1))
+        q0: ─H─░─●─
+        q1: ───░─X─
+        """
+        chosen = validate_qubits(tuple(qubits) if qubits else tuple(range(self._num_qubits)),
+                                 self._num_qubits, "barrier")
+        self._barriers.append((len(self._operations), chosen))
+        return self
+
     def append(self: C, other: Any, qubits: Sequence[int] | None = None) -> C:
         """Add ``other``'s operations after this circuit's, its qubit ``i`` on ``qubits[i]``
         (default: the same qubits); returns this circuit, for chaining.
@@ -50,6 +71,7 @@ class CompositionMethods:
         [('x', (0,)), ('h', (2,)), ('cx', (2, 1))]
         """
         placed = self._placed(other, qubits, "append")
+        self._barriers += self._placed_barriers(other, qubits, len(self._operations))
         self._operations.extend(placed)
         self._channel_count += sum(op.channel is not None for op in placed)
         return self
@@ -64,6 +86,8 @@ class CompositionMethods:
         ['h', 'cx']
         """
         placed = self._placed(other, qubits, "prepend")
+        self._barriers = self._placed_barriers(other, qubits, 0) + [
+            (position + len(placed), on) for position, on in self._barriers]
         self._operations[:0] = placed
         self._channel_count += sum(op.channel is not None for op in placed)
         return self

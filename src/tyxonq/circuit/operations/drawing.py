@@ -41,9 +41,11 @@ def _labels(operation: Operation) -> dict[int, str]:
     return labels
 
 
-def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100) -> str:
+def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
+         barriers: Sequence[tuple[int, tuple[int, ...]]] = ()) -> str:
     """Text diagram; qubit 0 is the top row. Columns that would pass ``width`` characters are
     folded into further blocks (``»`` ends a block that continues, ``«`` starts its sequel).
+    ``barriers``: ``(operations before it, qubits)`` markers, drawn ``░``; nothing moves across.
 
     Examples
     --------
@@ -57,11 +59,21 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100) -> 
     """
     columns: list[dict[int, str]] = []
     spans: list[set[int]] = []
-    for operation in operations:
+    markers: dict[int, list[tuple[int, ...]]] = {}
+    for position, qubits in barriers:
+        markers.setdefault(position, []).append(qubits)
+    floor = 0  # no gate is drawn left of a barrier
+    for index, operation in enumerate(list(operations) + [None]):
+        for qubits in markers.get(index, ()):
+            columns.append({q: "░" for q in qubits})
+            spans.append(set(range(num_qubits)))
+            floor = len(columns)
+        if operation is None:
+            break
         low, high = min(operation.qubits), max(operation.qubits)
         span = set(range(low, high + 1))
         column = len(columns)
-        while column > 0 and not spans[column - 1] & span:
+        while column > floor and not spans[column - 1] & span:
             column -= 1
         if column == len(columns):
             columns.append({})

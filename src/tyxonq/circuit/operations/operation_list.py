@@ -54,6 +54,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._num_qubits = int(num_qubits)
         self._operations: list[Operation] = []
         self._channel_count = 0  # kept as operations are added: results check it on every call
+        self._barriers: list[tuple[int, tuple[int, ...]]] = []  # (operations before it, qubits)
 
     def _is_noisy(self) -> bool:
         return self._channel_count > 0
@@ -104,6 +105,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = list(operations)
         duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
+        duplicate._barriers = []  # markers belong to the operations they stood between
         return duplicate
 
     def _is_traced(self) -> bool:
@@ -285,12 +287,14 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
     # -- transformations -----------------------------------------------------------------------
     def copy(self) -> OperationList:
         """An independent copy (operations are immutable; parameters are shared)."""
-        return self._with_operations(self._operations)
+        duplicate = self._with_operations(self._operations)
+        duplicate._barriers = list(self._barriers)
+        return duplicate
 
     def draw(self, width: int = 100) -> str:
         """A text diagram (qubit 0 on top), folded into blocks of at most ``width`` characters
         per line; ``print(circuit)`` prints it."""
-        return draw_circuit(self._num_qubits, self._operations, width)
+        return draw_circuit(self._num_qubits, self._operations, width, self._barriers)
 
     def __str__(self) -> str:
         return self.draw()
