@@ -188,6 +188,9 @@ def test_bad_conversions_name_what_is_wrong():
         tq.Circuit.from_qiskit(qc, {"phi": 1.0})
     with pytest.raises(ValueError, match="1 parameters"):
         tq.Circuit.from_qiskit(qc, [0.1, 0.2])
+    with pytest.raises(ValueError, match="no free parameters"):
+        tq.Circuit.from_qiskit(QuantumCircuit(1), {"theta": 0.1})
+    assert tq.Circuit.from_qiskit(QuantumCircuit(1), {}).num_qubits == 1
     with pytest.raises(ValueError, match="channel has no Qiskit gate"):
         tq.Circuit(1).h(0).depolarizing(0, p=0.1).to_qiskit()
     with pytest.raises(ValueError, match="version"):

@@ -61,8 +61,7 @@ def _parameter_values(qc: Any, binding: Any) -> dict:
     """``{Parameter: value}`` for every free parameter of ``qc``."""
     parameters = list(qc.parameters)
     if not parameters:
-        if binding is not None and not (isinstance(binding, Mapping) and not binding) \
-                and not (not isinstance(binding, Mapping) and len(binding) == 0):
+        if binding is not None and len(binding) != 0:
             raise ValueError("binding was given but the circuit has no free parameters")
         return {}
     if binding is None:
