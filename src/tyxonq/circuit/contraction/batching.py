@@ -116,6 +116,11 @@ def group_program(network_plans: Sequence[NetworkPlan], binder: Binder) -> tuple
     return program
 
 
+def _canonical(K: Any, tensor: Any, moves: Any) -> Any:
+    """A bound leaf in its canonical leg layout, flattened."""
+    return K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,))
+
+
 def _stacked_terms(binder: Binder, network_plans: Sequence[NetworkPlan], bindings: Sequence[dict],
                    j: int) -> Any:
     """Canonical position ``j`` bound term by term, in each term's canonical layout, stacked;
@@ -132,7 +137,7 @@ def _stacked_terms(binder: Binder, network_plans: Sequence[NetworkPlan], binding
     for member, binding in zip(network_plans, bindings):
         tensor = binder.leaf(member.network.leaves[member.order[j]], **binding)
         moves = member.leaf_moves[j]
-        terms.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
+        terms.append(_canonical(K, tensor, moves))
     return K.stack(terms if len(terms) == size else terms * size)
 
 
@@ -159,7 +164,7 @@ def _bind_one_network(binder: Binder, member: NetworkPlan, bindings: Sequence[di
             for position, bit in zip(requested, combination):
                 bits[position] = bit
             tensor = binder.leaf(leaf, first["operators"], first["operator_sizes"], bits)
-            tables.append(K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,)))
+            tables.append(_canonical(K, tensor, moves))
         rows = everyone if not requested else \
             requested_bits[:, requested] @ (1 << np.arange(len(requested) - 1, -1, -1))
         stacked.append(K.take(K.stack(tables), rows, axis=0))

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...numerics import get_backend
-from .qiskit_convert import barriers_by_position, from_qiskit, require_qiskit
+from .qiskit_convert import barriers_by_position, from_qiskit, numeric_angle, require_qiskit
 
 __all__ = ["from_openqasm", "to_openqasm", "openqasm_version"]
 
@@ -158,21 +158,13 @@ def _global_phase(angle: float, version: int, qubit: int) -> list[str]:
     return [f"p({text}) q[{qubit}];", f"x q[{qubit}];", f"p({text}) q[{qubit}];", f"x q[{qubit}];"]
 
 
-def _number(K: Any, value: Any, gate: str) -> float:
-    try:
-        return float(np.real(K.to_numpy(value)))
-    except Exception as error:
-        raise ValueError(f"a {gate} angle is traced (inside a gradient or jit): export circuits "
-                         "with numeric angles") from error
-
-
 def _statements(K: Any, op: Any) -> list[Statement]:
     """``(name, qubits, angles)`` statements of one operation (its adjoint when daggered)."""
     if op.gate == "unitary":
         matrix = np.asarray(K.to_numpy(op.params[0]))
         matrix = matrix.conj().T if op.dagger else matrix
         return _synthesised(matrix, op.qubits)
-    params = [_number(K, p, op.gate) for p in op.params]
+    params = [numeric_angle(K, p, op.gate) for p in op.params]
     if not op.dagger or op.gate in _SELF_INVERSE:
         return [(op.gate, op.qubits, params)]
     if op.gate in _INVERSE_NAMES:

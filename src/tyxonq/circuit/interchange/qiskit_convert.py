@@ -31,7 +31,8 @@ import numpy as np
 
 from ...numerics import get_backend
 
-__all__ = ["from_qiskit", "to_qiskit", "require_qiskit", "barriers_by_position"]
+__all__ = ["from_qiskit", "to_qiskit", "require_qiskit", "barriers_by_position",
+           "numeric_angle"]
 
 #: tyxonq gate -> Qiskit standard-gate class name (the library's own classes, never a lookalike)
 _TO_QISKIT = {
@@ -180,7 +181,7 @@ def to_qiskit(circuit: Any) -> Any:
         if op.channel is not None:
             raise ValueError(f"a {op.channel.name} channel has no Qiskit gate: to_qiskit converts "
                              "noiseless circuits")
-        params = [_number(K, p, op.gate) for p in op.params] if op.gate != "unitary" else []
+        params = [numeric_angle(K, p, op.gate) for p in op.params] if op.gate != "unitary" else []
         if op.gate == "gphase":
             qc.global_phase += -params[0] if op.dagger else params[0]
             continue
@@ -202,7 +203,8 @@ def barriers_by_position(circuit: Any) -> dict[int, list[tuple[int, ...]]]:
     return found
 
 
-def _number(K: Any, value: Any, gate: str) -> float:
+def numeric_angle(K: Any, value: Any, gate: str) -> float:
+    """A gate angle as a float, or a ``ValueError`` for a traced one (exports need numbers)."""
     try:
         return float(np.real(K.to_numpy(value))) if not isinstance(value, numbers.Number) else float(value)
     except Exception as error:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, Sequence
 
-from .state import MPSState
+from .state import MPSState, _permuted
 
 __all__ = ["apply_operations"]
 
@@ -88,7 +88,7 @@ class _Products:
             for matrix, qubits in parts:
                 low = min(qubits)
                 if qubits[0] > qubits[1]:  # in ascending qubit order
-                    matrix = K.take(K.take(matrix, [0, 2, 1, 3], axis=0), [0, 2, 1, 3], axis=1)
+                    matrix = _permuted(K, matrix, [1, 0])
                 before, after = low - first, first + width - low - 2
                 if before:
                     matrix = K.kron(K.eye(2 ** before, dtype=K.dtype), matrix)

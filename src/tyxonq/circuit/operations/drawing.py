@@ -62,18 +62,16 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
     markers: dict[int, list[tuple[int, ...]]] = {}
     for position, qubits in barriers:
         markers.setdefault(position, []).append(qubits)
-    floor = 0  # no gate is drawn left of a barrier
     for index, operation in enumerate(list(operations) + [None]):
         for qubits in markers.get(index, ()):
             columns.append({q: "░" for q in qubits})
-            spans.append(set(range(num_qubits)))
-            floor = len(columns)
+            spans.append(set(range(num_qubits)))  # spans every row: nothing moves left past it
         if operation is None:
             break
         low, high = min(operation.qubits), max(operation.qubits)
         span = set(range(low, high + 1))
         column = len(columns)
-        while column > floor and not spans[column - 1] & span:
+        while column > 0 and not spans[column - 1] & span:
             column -= 1
         if column == len(columns):
             columns.append({})
