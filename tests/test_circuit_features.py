@@ -292,8 +292,9 @@ def test_expensive_networks_also_try_a_hyper_optimised_path(monkeypatch):
 
 
 def test_thorough_plans_search_longer(monkeypatch):
-    """On a backend that compiles whole functions (JAX) plans are thorough: cotengra's search runs
-    as if contractions were THOROUGH_SLOWDOWN times slower, with more trials."""
+    """Plans made while a function is being compiled (under ``jax.jit``) are thorough: cotengra's
+    search runs as if contractions were THOROUGH_SLOWDOWN times slower, with more trials. Eager
+    calls, on JAX too, get the quick search (their first result comes fast)."""
     pytest.importorskip("cotengra")
     from tyxonq.circuit.contraction import paths
 
@@ -309,7 +310,11 @@ def test_thorough_plans_search_longer(monkeypatch):
     assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE)]
     pytest.importorskip("jax")
     with tq.use_backend("jax") as K:
-        np.testing.assert_allclose(K.to_numpy(circuit.state()), expected, atol=1e-12)
+        eager = circuit.state(method="contraction")
+        assert calls[1:] == []  # the quick plan is already cached
+        compiled = K.jit(lambda angles: tq.templates.rotation_ladder(5, angles, 3).state())(params)
+        np.testing.assert_allclose(K.to_numpy(eager), expected, atol=1e-12)
+        np.testing.assert_allclose(K.to_numpy(compiled), expected, atol=1e-12)
     assert calls[1:] == [(paths.THOROUGH_REPEATS, paths.CONTRACTION_RATE / paths.THOROUGH_SLOWDOWN)]
 
 

@@ -3,10 +3,13 @@
 A user writes the objective once -- a function of a parameter array that builds circuits and
 returns an energy -- and ``tq.value_and_grad(objective)`` differentiates it:
 
-* ``"autograd"`` (the default on PyTorch): autograd through the simulator.
-* ``"adjoint"`` (the default on NumPy and cuPyNumeric): exact, by tracing the parameters as
-  dual numbers through the objective's arithmetic and differentiating every expectation value by
-  one adjoint sweep over the state.
+* ``"adjoint"`` (the default on NumPy, cuPyNumeric and PyTorch): exact, every expectation value
+  differentiated by one adjoint sweep over the state (or reverse mode through its light-cone
+  contractions). On NumPy and cuPyNumeric the parameters are traced as dual numbers through the
+  objective's arithmetic; on PyTorch autograd differentiates the objective and each expectation
+  value is one autograd node whose backward pass is that sweep
+  (:mod:`tyxonq.circuit.differentiation.node`).
+* ``"autograd"`` (the default on JAX): autograd through the simulator, every gate.
 * ``"parameter-shift"``: exact, like adjoint, but each angle's derivative comes from shifted
   evaluations (through the cached contraction plans, so light cones still apply).
 * ``"finite-difference"``: central differences (backends without autograd).
@@ -23,13 +26,14 @@ from .circuit.differentiation.tracing import Dual, TracingError, gradient_method
 from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
 
-__all__ = ["value_and_grad", "grad", "GRADIENT_METHODS"]
+__all__ = ["value_and_grad", "grad", "gradient_method", "GRADIENT_METHODS"]
 
 GRADIENT_METHODS = ("autograd", "adjoint", "parameter-shift", "finite-difference")
 
 
 def _default_method(K: Any) -> str:
-    return "autograd" if K.capabilities.autodiff == "autograd" else "adjoint"
+    autograd_only = K.capabilities.autodiff == "autograd" and not K.capabilities.gradient_nodes
+    return "autograd" if autograd_only else "adjoint"
 
 
 def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
@@ -46,7 +50,9 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     has_aux : bool
         ``fn`` returns ``(value, aux)``; the result is then ``((value, aux), grads)``.
     method : {"autograd", "adjoint", "parameter-shift", "finite-difference"}, optional
-        Default: ``"autograd"`` where the backend has it, else ``"adjoint"``.
+        Default: ``"adjoint"``, except on JAX (``"autograd"``, which its compiler makes fast).
+        On PyTorch the exact methods run inside autograd (each expectation value one node), so
+        ``fn`` may use any torch operation.
     backend : ArrayBackend, optional
         Fix the backend instead of using the one active at each call.
 
@@ -79,8 +85,11 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
                 f"method='finite-difference' runs on the numpy or cupynumeric backends; the "
                 f"{K.name} backend has exact autograd"
             )
-        if chosen in ("autograd", "finite-difference"):
+        if chosen == "finite-difference":
             return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
+        if chosen == "autograd" or K.capabilities.gradient_nodes:
+            with gradient_method(chosen):  # exact methods as gradient nodes inside autograd
+                return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
         return _traced_value_and_grad(K, fn, argnums, has_aux, chosen, args, kwargs)
 
     return transformed

@@ -20,6 +20,7 @@ from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
+from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import TracingError
 from .memory import require_memory
 from .operations.gates import constant
@@ -71,10 +72,10 @@ class CircuitBase(OperationList):
         self._check_exact(what)
         K = get_backend()
         token = structure_token(self._structure()) if token is None else token
-        # a backend that compiles whole functions reuses the plan inside compiled programs and
-        # already spends seconds compiling: there a longer path search pays off
+        # a compiled program reuses the plan and already spends seconds compiling: there a
+        # longer path search pays off (eager calls, even on JAX, get the quick one)
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
-                        output_shape, thorough=K.capabilities.compiles_whole_functions)
+                        output_shape, thorough=K.compiling())
         if not rehearsing():  # a rehearsal reports what does not fit instead
             require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
                            LIGHT_CONE_HINT)
@@ -122,6 +123,8 @@ class CircuitBase(OperationList):
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
                                 lambda c: [c._expectation_request(matrices, groups, diagonal)])
+        if hermitian and (slots := recorded_angles(self, matrices)) is not None:
+            return expectation_node(self, slots, lambda c: c.expectation(*operators, hermitian=True))
         value = evaluate_requests(K, self._operations, self._input_array(K),
                                   [self._expectation_request(matrices, groups, diagonal)])[0]
         return K.real(value) if hermitian else value
@@ -151,7 +154,7 @@ class CircuitBase(OperationList):
 
         self._check_exact("expectation()")
         plans = get_plans(("pauli", tuple(strings), token), plan_each, K.capabilities.max_ndim,
-                          K.capabilities.compiles_whole_functions)
+                          K.compiling())
         if not rehearsing():
             require_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
                            "expectation() (its largest intermediate tensor)", LIGHT_CONE_HINT)
@@ -199,6 +202,10 @@ class CircuitBase(OperationList):
         if self._is_traced():
             return self._traced_pauli(strings, active, coefficients)
         K = get_backend()
+        if (slots := recorded_angles(self)) is not None:
+            if recorded_coefficients(K, coefficients):  # weighted in autograd
+                return weighted_sum(K, self.pauli_expectations(strings), coefficients)
+            return expectation_node(self, slots, lambda c: c.pauli_expectations(strings, coefficients))
         values = K.ones((len(strings),), K.real_dtype)
         if active:
             found = K.real(evaluate_scalars(K, self._operations, self._input_array(K),

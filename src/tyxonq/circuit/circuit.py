@@ -16,6 +16,7 @@ from ..numerics import get_backend
 from .base import LIGHT_CONE_HINT, CircuitBase
 from .contraction.network import amplitude_network, matrix_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
+from .differentiation.node import expectation_node, recorded_angles
 from .memory import require_memory
 from .statevector.placement import apply_matrix
 from .statevector.sweep import sweep_state
@@ -124,7 +125,7 @@ class Circuit(CircuitBase):
         if not rehearsing():
             require_memory(K, 2 ** n, f"state() of {n} qubits", LIGHT_CONE_HINT)
         if method == "auto":
-            swept = n <= SWEEP_MAX_QUBITS and ops and not K.capabilities.compiles_whole_functions
+            swept = n <= SWEEP_MAX_QUBITS and ops and not K.compiling()
             method = "sweep" if swept else "contraction"
         if method == "sweep" and not self._is_traced():
             if rehearsing():
@@ -177,6 +178,8 @@ class Circuit(CircuitBase):
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.dense_expectation(apply_observable),
                                 apply_observable)
+        if hermitian and (slots := recorded_angles(self)) is not None:
+            return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable))
         K = get_backend()
         state = self.state()
         value = K.sum(K.conj(state) * apply_observable(K, state))

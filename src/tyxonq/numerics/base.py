@@ -151,6 +151,33 @@ class BackendBase:
                        has_aux: bool = False) -> Callable[..., Any]:
         raise NotImplementedError
 
+    def compiling(self) -> bool:
+        """Whether the code running now is being traced into a compiled program (inside
+        ``jax.jit``): work done once per program (a thorough path search) pays off only then."""
+        return False
+
+    def records_gradients(self) -> bool:
+        """Whether a :meth:`gradient_node` made now would be recorded by autograd (``False`` on
+        backends without gradient nodes)."""
+        return False
+
+    def needs_gradient(self, x: Any) -> bool:
+        """Whether autograd tracks ``x`` (``False`` on backends without gradient nodes)."""
+        return False
+
+    def gradient_node(self, compute: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                      inputs: list[Any]) -> Any:
+        """A value computed outside autograd, differentiable with respect to ``inputs`` (real
+        scalars) through its Jacobian: ``compute(values)`` returns ``(value, jacobian)`` as host
+        arrays, the Jacobian of shape ``value.shape + (len(inputs),)``. Only where
+        ``capabilities.gradient_nodes``."""
+        raise NotImplementedError(f"the {self.name} backend has no gradient nodes")
+
+    def host_twin(self) -> Any:
+        """The backend that computes fastest for this one's arrays outside autograd: the NumPy
+        backend of the same precision for arrays in host memory, else this backend."""
+        return self
+
     def dtype_of(self, x: Any) -> Any:
         raise NotImplementedError
 

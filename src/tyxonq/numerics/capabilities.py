@@ -40,6 +40,10 @@ class BackendCapabilities:
     max_ndim : int
         Largest number of array dimensions the backend supports. Nothing in tyxonq builds an
         array with more dimensions, nor an einsum with more distinct indices, than this.
+    gradient_nodes : bool
+        Whether :meth:`ArrayBackend.gradient_node` makes a differentiable node from a value and
+        its Jacobian (PyTorch): simulators then differentiate expectation values by their own
+        exact methods (one adjoint sweep) inside the library's autograd.
 
     Examples
     --------
@@ -56,6 +60,7 @@ class BackendCapabilities:
     device: str
     distributed: bool
     max_ndim: int
+    gradient_nodes: bool = False
 
     @property
     def compiles_whole_functions(self) -> bool:

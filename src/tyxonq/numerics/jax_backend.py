@@ -174,6 +174,21 @@ class JaxBackend(ArrayModuleBackend):
         return kept_u, kept_w, s
 
     # -- transforms ------------------------------------------------------------------------------
+    def compiling(self) -> bool:
+        """Whether a ``jax.jit`` trace is active (also beneath ``grad``/``vmap`` inside it);
+        eager calls, eager ``jax.grad`` and ``vmap`` included, are not compiling."""
+        try:
+            from jax._src import core
+            from jax._src.interpreters.partial_eval import DynamicJaxprTrace
+        except ImportError:  # pragma: no cover - a JAX without these internals: the quick plans
+            return False
+        trace = core.trace_ctx.trace
+        while trace is not None:
+            if isinstance(trace, DynamicJaxprTrace):
+                return True
+            trace = getattr(trace, "parent_trace", None)
+        return False
+
     def detach(self, x: Any) -> Any:
         return self.jax.lax.stop_gradient(self.asarray(x))
 

@@ -82,6 +82,64 @@ def _svd_split(torch: Any) -> Any:
     return SVDSplit
 
 
+@functools.lru_cache(maxsize=None)
+def _gradient_node(torch: Any) -> Any:
+    """A value and its Jacobian as one autograd node: the backward pass is one product."""
+
+    class GradientNode(torch.autograd.Function):
+        @staticmethod
+        def forward(compute: Any, like: Any, *inputs: Any) -> Any:
+            values = torch.stack([x.detach().reshape(()) for x in inputs]).to(torch.float64)
+            value, jacobian = compute(values.cpu().numpy())
+            as_tensor = functools.partial(torch.as_tensor, dtype=like.dtype, device=like.device)
+            return as_tensor(np.asarray(value)), as_tensor(np.asarray(jacobian))
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(output[1])
+            ctx.mark_non_differentiable(output[1])
+            ctx.input_types = [(x.shape, x.dtype) for x in inputs[2:]]
+
+        @staticmethod
+        def backward(ctx: Any, cotangent: Any, unused: Any) -> Any:
+            (jacobian,) = ctx.saved_tensors
+            grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim()).unbind()
+            return (None, None, *(g.reshape(shape).to(dtype) for g, (shape, dtype)
+                                  in zip(grads, ctx.input_types)))
+
+    return GradientNode
+
+
+def _inside_functorch_batching(torch: Any) -> bool:
+    """Whether a ``torch.func.vmap`` or ``jvp`` transform is active (a gradient node's forward
+    reads values, which batched and dual tensors do not have)."""
+    functorch = torch._C._functorch
+    return any(interpreter.key() != functorch.TransformType.Grad
+               for interpreter in functorch.get_interpreter_stack() or ())
+
+
+def _autograd_value_and_grad(torch: Any, fn: Callable, positions: tuple[int, ...], has_aux: bool,
+                             args: tuple, kwargs: dict, single: bool) -> tuple[Any, Any]:
+    """``(output, grads)`` as ``torch.func.grad_and_value`` returns them, by
+    ``torch.autograd.grad``: arguments autograd already tracks keep their graph (the results stay
+    differentiable), the others are fresh leaves."""
+    args = list(args)
+    tracked = any(args[a].requires_grad for a in positions)
+    for a in positions:
+        if not args[a].requires_grad:
+            args[a] = args[a].detach().requires_grad_()
+    with torch.enable_grad():
+        output = fn(*args, **kwargs)
+        value = output[0] if has_aux else output
+        inputs = [args[a] for a in positions]
+        grads = (torch.autograd.grad(value, inputs, create_graph=tracked, allow_unused=True)
+                 if value.requires_grad else [None] * len(inputs))  # a constant objective
+    grads = tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, inputs))
+    if not tracked:
+        output = (value.detach(), tuple(a.detach() for a in output[1])) if has_aux else value.detach()
+    return output, grads[0] if single else grads
+
+
 def import_torch() -> Any:
     """Import ``torch`` or raise :class:`BackendNotInstalledError` with the install command."""
     try:
@@ -162,7 +220,7 @@ class PyTorchBackend(BackendBase):
         self.capabilities = BackendCapabilities(
             autodiff="autograd", vmap="native", jit="torch.compile" if compile_ else "none",
             devices=available_devices(self.torch), device=str(self.device), distributed=False,
-            max_ndim=_MAX_NDIM.get(self.device.type, 25),
+            max_ndim=_MAX_NDIM.get(self.device.type, 25), gradient_nodes=True,
         )
         super().__init__(dtype)
         self._generator = self.rng(seed)
@@ -522,12 +580,53 @@ class PyTorchBackend(BackendBase):
     def detach(self, x: Any) -> Any:
         return self._tensor(x).detach()
 
+    def records_gradients(self) -> bool:
+        """Whether autograd records now: grad mode is on and no ``torch.func.vmap``/``jvp`` is
+        active (their tensors carry no values a gradient node could read)."""
+        return self.torch.is_grad_enabled() and not _inside_functorch_batching(self.torch)
+
+    def needs_gradient(self, x: Any) -> bool:
+        """Whether ``x`` is a tensor autograd tracks (see :meth:`records_gradients`)."""
+        return isinstance(x, self.torch.Tensor) and x.requires_grad
+
+    def gradient_node(self, compute: Callable[[np.ndarray], tuple[Any, Any]],
+                      inputs: list[Any]) -> Any:
+        """``compute(values)``'s value, whose derivative with respect to ``inputs`` (real scalar
+        tensors, ``values`` their float64 values) is its Jacobian: one
+        ``torch.autograd.Function``; ``backward`` and ``torch.func.grad`` both reach it.
+
+        Examples
+        --------
+        >>> K = PyTorchBackend()
+        >>> x = K.requires_grad(K.asarray(0.5, "float64"))
+        >>> y = K.gradient_node(lambda v: (np.sin(v[0]), np.cos(v[:1])), [x])
+        >>> y.backward()
+        >>> round(float(x.grad), 6) == round(float(np.cos(0.5)), 6)
+        True
+        """
+        like = self.torch.empty((), dtype=self.real_dtype, device=self.device)
+        return _gradient_node(self.torch).apply(compute, like, *inputs)[0]
+
+    def host_twin(self) -> Any:
+        """The NumPy backend of this precision for CPU tensors (which NumPy reads without a
+        copy, at a fraction of PyTorch's cost per small call), else this backend."""
+        if self.device.type != "cpu":
+            return self
+        if getattr(self, "_twin", None) is None:
+            from .numpy_backend import NumpyBackend
+
+            self._twin = NumpyBackend(dtype=self.precision)
+        return self._twin
+
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:
-        """``fn``'s value and gradient by autograd (``torch.func.grad_and_value``).
+        """``fn``'s value and gradient by autograd.
 
-        Values and gradients are tensors on the backend's device; they stay differentiable, so
-        ``grad`` nests and composes with ``vmap``.
+        Outside other transforms this is ``torch.autograd.grad`` (``torch.func``'s wrapped
+        tensors cost about a microsecond more per operation); inside ``torch.func`` transforms,
+        and to nest, ``torch.func.grad_and_value``. Values and gradients are tensors on the
+        backend's device; where an argument is itself tracked by autograd they stay
+        differentiable, so ``grad`` nests and composes with ``vmap``.
 
         Examples
         --------
@@ -536,12 +635,18 @@ class PyTorchBackend(BackendBase):
         >>> grad.tolist()  # df/dRe z + 1j df/dIm z
         [(2+4j)]
         """
+        torch = self.torch
+
         def transform(checked: Callable, nums: Any, aux: bool) -> Callable:
-            grad_and_value = self.torch.func.grad_and_value(checked, argnums=nums, has_aux=aux)
+            grad_and_value = torch.func.grad_and_value(checked, argnums=nums, has_aux=aux)
+            positions = (nums,) if isinstance(nums, int) else nums
 
             def value_first(*args: Any, **kwargs: Any) -> Any:
-                grads, output = grad_and_value(*args, **kwargs)
-                return output, grads
+                if torch._C._functorch.get_interpreter_stack():
+                    grads, output = grad_and_value(*args, **kwargs)
+                    return output, grads
+                return _autograd_value_and_grad(torch, checked, positions, aux, args, kwargs,
+                                                single=isinstance(nums, int))
 
             return value_first
 

@@ -21,9 +21,12 @@ from typing import Any, Iterator
 import numpy as np
 
 __all__ = ["Dual", "TracingError", "traced_array", "gradient_method", "active_gradient_method",
-           "is_traced"]
+           "is_traced", "EXACT_METHODS", "EXPECTATION_METHODS"]
 
 EXACT_METHODS = ("adjoint", "parameter-shift")
+#: how expectation values differentiate: an exact method, or plain autograd through the simulator
+#: (on backends with autograd; see :mod:`tyxonq.circuit.differentiation.node`)
+EXPECTATION_METHODS = (*EXACT_METHODS, "autograd")
 
 
 class TracingError(TypeError):
@@ -36,9 +39,20 @@ _METHOD: contextvars.ContextVar[str] = contextvars.ContextVar("tyxonq_gradient_m
 
 @contextlib.contextmanager
 def gradient_method(method: str) -> Iterator[str]:
-    """Within the block, traced expectations differentiate with ``method``."""
-    if method not in EXACT_METHODS:
-        raise ValueError(f"method={method!r} must be one of {EXACT_METHODS}")
+    """Within the block, expectation values differentiate with ``method``: traced ones (and
+    gradient nodes on PyTorch) by ``"adjoint"`` or ``"parameter-shift"``; ``"autograd"`` makes
+    autograd backends differentiate through the simulator instead.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> with tq.gradient_method("parameter-shift"):
+    ...     g = tq.grad(lambda t: tq.Circuit(1).rx(0, t).expectation_ps(z=[0]))(0.4)
+    >>> round(float(g), 6)
+    -0.389418
+    """
+    if method not in EXPECTATION_METHODS:
+        raise ValueError(f"method={method!r} must be one of {EXPECTATION_METHODS}")
     token = _METHOD.set(method)
     try:
         yield method

@@ -1,0 +1,126 @@
+"""Expectation values as single autograd nodes: exact gradients by tyxonq's own methods inside
+the library's autograd (PyTorch).
+
+On a backend with gradient nodes (``K.capabilities.gradient_nodes``), an expectation of a circuit
+whose gate angles autograd is recording is computed outside autograd, with its Jacobian with
+respect to those angles, by the active exact method (:func:`~.tracing.gradient_method`:
+``"adjoint"`` by default -- one adjoint sweep, or reverse mode through the light-cone
+contractions --, or ``"parameter-shift"``), on the backend's :meth:`host_twin` (NumPy for CPU
+tensors). The result is one node (:meth:`ArrayBackend.gradient_node`): ``loss.backward()``,
+``torch.optim`` and ``torch.func.grad`` work as before, and the backward pass costs one
+Jacobian product instead of backpropagation through every gate.
+
+Anything else autograd records flows as before: the angles' own dependence on the parameters
+(``2 * params[i]``, a neural network producing them) is ordinary autograd outside the node, and a
+result that depends on other recorded arrays (an input state, an observable's matrix, a channel's
+Kraus operators, a complex result) is differentiated by plain autograd through the simulator
+(``method="autograd"`` chooses that everywhere).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...numerics import get_backend, use_backend
+from ..operations.operation import Operation
+from .tracing import Dual, active_gradient_method, gradient_method
+
+__all__ = ["recorded_angles", "recorded_coefficients", "expectation_node"]
+
+Slot = tuple[int, int]  # (operation index, parameter index)
+#: state-vector sweeps up to this many qubits run on the host twin (see :func:`_host_sized`)
+TWIN_QUBITS = 13
+
+
+def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
+    """The slots of ``circuit``'s gate angles that autograd records, when an expectation of it
+    should be a gradient node: the backend has them, the active method is an exact one, and
+    nothing else the result depends on is recorded (``others``: observables, coefficients; the
+    circuit's input state and channels are checked here). ``None`` otherwise."""
+    K = get_backend()
+    if (not K.capabilities.gradient_nodes or active_gradient_method() == "autograd"
+            or not K.records_gradients()):
+        return None
+    slots: list[Slot] = []
+    for k, op in enumerate(circuit._operations):
+        if op.channel is not None:
+            if _recorded(K, op.channel.operators):
+                return None
+            continue
+        for j, p in enumerate(op.params):
+            if K.needs_gradient(p):
+                if not _real_scalar(K, p):
+                    return None
+                slots.append((k, j))
+    if not slots or _recorded(K, getattr(circuit, "_inputs", None)) or _recorded(K, others):
+        return None
+    return slots
+
+
+def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], Any]) -> Any:
+    """``evaluate(circuit)`` (a real expectation, or an array of them) as one gradient node over
+    the recorded angles at ``slots``; ``evaluate`` runs on a copy whose angles are traced
+    :class:`Dual` numbers, so it returns Duals (:mod:`tyxonq.circuit.differentiation.traced`)."""
+    K = get_backend()
+    operations = circuit._operations
+    method = active_gradient_method()
+    backend = K.host_twin() if _host_sized(K, circuit) else K
+
+    def compute(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        unit = np.eye(len(slots))
+        traced = list(operations)
+        for (k, j), value, gradient in zip(slots, values.tolist(), unit):
+            params = list(traced[k].params)
+            params[j] = Dual(value, gradient)
+            op = traced[k]
+            traced[k] = Operation(op.gate, op.qubits, tuple(params), op.dagger, op.channel)
+        with use_backend(backend), gradient_method(method):
+            return _value_and_jacobian(evaluate(circuit._with_operations(traced)), len(slots))
+
+    return K.gradient_node(compute, [operations[k].params[j] for k, j in slots])
+
+
+def _host_sized(K: Any, circuit: Any) -> bool:
+    """Whether the exact method's arrays are small enough that per-call overhead dominates, so
+    the host twin (NumPy) computes faster than the backend itself: light-cone contractions
+    (density matrices, circuits past the state-vector sweep) and sweeps of small states. From
+    14 qubits PyTorch's multithreaded kernels sweep the state faster (measured: 16-qubit energy +
+    gradient 35.6 ms on NumPy, 23.5 ms on PyTorch's own arrays)."""
+    n = circuit.num_qubits
+    sweep_fits = 3 * 2 ** n * 16 <= K.available_memory()
+    return not circuit._has_state_vector() or n <= TWIN_QUBITS or not sweep_fits
+
+
+def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values and Jacobian of a Dual, a number, or an array of them."""
+    items = np.asarray(result, dtype=object)
+    values = np.empty(items.shape)
+    jacobian = np.zeros(items.shape + (size,))
+    for index, item in np.ndenumerate(items):
+        if isinstance(item, Dual):
+            values[index], jacobian[index] = np.real(item.value), np.real(item.gradient)
+        else:
+            values[index] = np.real(item)
+    return values, jacobian
+
+
+def recorded_coefficients(K: Any, coefficients: Any) -> bool:
+    """Whether weights of expectation values should be applied in autograd rather than inside
+    a node: autograd records them, or one is complex (a node's values are real)."""
+    if coefficients is None:
+        return False
+    items = list(coefficients)
+    return _recorded(K, items) or any(
+        K.is_complex(c) if K.is_array(c) else np.iscomplexobj(c) for c in items)
+
+
+def _real_scalar(K: Any, x: Any) -> bool:
+    return K.is_floating(x) and K.shape(x) in ((), (1,))
+
+
+def _recorded(K: Any, tree: Any) -> bool:
+    if isinstance(tree, (list, tuple)):
+        return any(_recorded(K, item) for item in tree)
+    return K.needs_gradient(tree)
