@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_exact_gradients import build_objective, objectives
 
 import tyxonq as tq
-from test_exact_gradients import build_objective, objectives
 
 torch = pytest.importorskip("torch")
 
