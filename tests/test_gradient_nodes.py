@@ -62,7 +62,7 @@ def test_backward_reaches_the_node_and_torch_optim_steps(n):
             loss = ansatz(n, params).expectation(hamiltonian)
             loss.backward()
             optimiser.step()
-        assert float(ansatz(n, params).expectation(hamiltonian)) < float(energy)
+        assert float(ansatz(n, params).expectation(hamiltonian).detach()) < float(energy.detach())
 
 
 def test_angles_from_torch_code_and_shared_tensors():

@@ -17,6 +17,12 @@ from .circuit import Circuit
 __all__ = ["hardware_efficient", "hardware_efficient_size", "qaoa", "brickwork", "rotation_ladder"]
 
 
+def _entries(params: Any) -> list[Any]:
+    """The parameters as a list of scalars, split in one call (on PyTorch one ``unbind``, whose
+    backward is one ``stack``, instead of one indexing node per angle)."""
+    return list(params)
+
+
 def hardware_efficient_size(n: int, layers: int, rotations: Sequence[str] = ("ry",)) -> int:
     """Number of parameters of :func:`hardware_efficient`."""
     return n * len(rotations) * (layers + 1)
@@ -34,6 +40,7 @@ def hardware_efficient(n: int, params: Any, layers: int, rotations: Sequence[str
         raise ValueError(f"hardware_efficient({n}, layers={layers}, rotations={tuple(rotations)}) "
                          f"needs {expected} parameters; got {len(params)}")
     circuit = Circuit(n)
+    params = _entries(params)
     index = 0
 
     def rotate() -> None:
@@ -80,6 +87,7 @@ def brickwork(n: int, params: Any, depth: int, window: tuple[int, int] | None = 
         raise ValueError(f"brickwork({n}, depth={depth}) needs {n * depth} parameters; got {len(params)}")
     low, high = (0, n - 1) if window is None else window
     circuit = Circuit(high - low + 1)
+    params = _entries(params)
     for layer in range(depth):
         for q in range(low, high + 1):
             circuit.ry(q - low, params[layer * n + q])
@@ -96,6 +104,7 @@ def rotation_ladder(n: int, params: Any, layers: int) -> Circuit:
         raise ValueError(f"rotation_ladder({n}, layers={layers}) needs {2 * n * layers} parameters; "
                          f"got {len(params)}")
     circuit = Circuit(n)
+    params = _entries(params)
     for layer in range(layers):
         for q in range(n):
             index = 2 * (layer * n + q)

@@ -19,6 +19,7 @@ from .errors import (
     VectorizationError,
 )
 from .numpy_backend import NumpyBackend
+from .persistent_cache import persistent_cache_directory, set_persistent_cache
 from .protocol import ArrayBackend
 from .selection import (
     BACKEND_NAMES,
@@ -41,6 +42,8 @@ __all__ = [
     "set_backend",
     "get_backend",
     "use_backend",
+    "set_persistent_cache",
+    "persistent_cache_directory",
     "value_and_grad",
     "grad",
     "vmap",

@@ -24,6 +24,7 @@ import numpy as np
 from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
 from .capabilities import BackendCapabilities
+from .persistent_cache import configure_jax
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
 from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 
@@ -125,6 +126,7 @@ class JaxBackend(ArrayModuleBackend):
     def __init__(self, dtype: Any = "complex128", seed: int | None = None,
                  device: str | None = None) -> None:
         self.jax = import_jax()
+        configure_jax()  # the persistent compilation cache, when one is set
         default = self.jax.devices()[0]
         if device is not None and device != _device_name(default):
             raise DeviceNotAvailableError(

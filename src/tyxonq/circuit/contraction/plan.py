@@ -24,6 +24,7 @@ from .canonical import canonical_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, Move, compile_path, permutation_moves, permute
 from .network import Network
+from .plan_store import load_path, store_path
 from .simplify import rank_simplify
 
 __all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "plan_cache_info",
@@ -50,6 +51,7 @@ class Plan:
     simplification_steps: int
     planning_seconds: float
     finder: str
+    loaded: bool = False  # the path came from the persistent cache
     _batched: dict = field(default_factory=dict, repr=False)
     groups: dict = field(default_factory=dict, repr=False)  # per group of networks: how to bind it
 
@@ -96,7 +98,8 @@ class NetworkPlan:
 class PlanCacheInfo:
     """Statistics of the plan cache: ``hits`` and ``misses`` of networks looked up by circuit
     structure, ``path_searches`` plans built (a network equal to a planned one up to relabelling
-    shares its plan and searches nothing), ``size`` networks cached."""
+    shares its plan and searches nothing), ``size`` networks cached, ``loaded`` plans whose path
+    came from the persistent cache (:func:`tyxonq.set_persistent_cache`) instead of a search."""
 
     hits: int
     misses: int
@@ -104,6 +107,7 @@ class PlanCacheInfo:
     size: int
     maxsize: int
     enabled: bool
+    loaded: int = 0
 
 
 class _LRU:
@@ -130,7 +134,7 @@ class _PlanCache:
         self._lists = _LRU(maxsize)
         self._lock = threading.Lock()
         self.enabled = True
-        self.hits = self.misses = self.path_searches = 0
+        self.hits = self.misses = self.path_searches = self.loaded = 0
 
     @property
     def maxsize(self) -> int:
@@ -158,9 +162,12 @@ class _PlanCache:
             plan = self._plans.get(key) if self.enabled else None
             if plan is not None:
                 return plan
-            self.path_searches += 1
         plan = build()
         with self._lock:
+            if plan.loaded:
+                self.loaded += 1
+            else:
+                self.path_searches += 1
             if self.enabled and self.maxsize > 0:
                 self._plans.put(key, plan)
         return plan
@@ -180,14 +187,14 @@ class _PlanCache:
 
     def info(self) -> PlanCacheInfo:
         return PlanCacheInfo(self.hits, self.misses, self.path_searches, len(self._networks.entries),
-                             self.maxsize, self.enabled)
+                             self.maxsize, self.enabled, self.loaded)
 
     def clear(self) -> None:
         with self._lock:
             self._networks.entries.clear()
             self._plans.entries.clear()
             self._lists.entries.clear()
-            self.hits = self.misses = self.path_searches = 0
+            self.hits = self.misses = self.path_searches = self.loaded = 0
 
 
 _CACHE = _PlanCache()
@@ -261,22 +268,30 @@ def _sizes(legs: Sequence[Legs], output: Legs) -> dict[int, int]:
     return {leg: 2 for term in legs for leg in term} | {leg: 2 for leg in output}
 
 
-def _build_plan(legs: tuple[Legs, ...], output: Legs, max_ndim: int, thorough: bool) -> Plan:
+def _build_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, max_ndim: int,
+                thorough: bool) -> Plan:
+    """The plan of a canonical network: its path from the persistent cache when kept there,
+    else simplification and the contractor's search (then kept)."""
     start = time.perf_counter()
-    contractor = get_contractor()
     sizes = _sizes(legs, output)
-    symbol = {leg: opt_einsum.get_symbol(leg) for leg in sizes}
-    inputs = [set(symbol[leg] for leg in term) for term in legs]
-    symbols = set(symbol[leg] for leg in output)
-    size_dict = {symbol[leg]: size for leg, size in sizes.items()}
-    path = rank_simplify(inputs, symbols, size_dict)
-    simplification_steps = len(path)
-    if len(inputs) > 1:
-        path += contractor.find_path(inputs, symbols, size_dict, thorough)
+    stored = load_path(key)
+    if stored is not None:
+        path, simplification_steps, finder = stored
+    else:
+        contractor = get_contractor()
+        symbol = {leg: opt_einsum.get_symbol(leg) for leg in sizes}
+        inputs = [set(symbol[leg] for leg in term) for term in legs]
+        symbols = set(symbol[leg] for leg in output)
+        size_dict = {symbol[leg]: size for leg, size in sizes.items()}
+        path = rank_simplify(inputs, symbols, size_dict)
+        simplification_steps, finder = len(path), contractor.name
+        if len(inputs) > 1:
+            path += contractor.find_path(inputs, symbols, size_dict, thorough)
+        store_path(key, path, simplification_steps, finder)
     contraction = compile_path(legs, path, sizes, max_ndim, output)
     moves = permutation_moves(contraction.result_legs, output, sizes, max_ndim)
     return Plan(legs, output, tuple(tuple(step) for step in path), contraction, tuple(moves), max_ndim,
-                simplification_steps, time.perf_counter() - start, contractor.name)
+                simplification_steps, time.perf_counter() - start, finder, stored is not None)
 
 
 def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...],
@@ -285,7 +300,7 @@ def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...]
     form = canonical_form(leaf_legs, network.output)
     legs, output = form.key
     key = (legs, output, get_contractor().cache_key, max_ndim, thorough)
-    plan = _CACHE.shared(key, lambda: _build_plan(legs, output, max_ndim, thorough))
+    plan = _CACHE.shared(key, lambda: _build_plan(key, legs, output, max_ndim, thorough))
     leaf_moves = []
     for i, permutation in zip(form.order, form.permutations):
         if permutation is None:
