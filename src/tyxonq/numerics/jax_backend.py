@@ -24,8 +24,8 @@ import numpy as np
 from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
 from .capabilities import BackendCapabilities
-from .persistent_cache import configure_jax
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
+from .persistent_cache import configure_jax
 from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 
 __all__ = ["JaxBackend", "JAX_INSTALL_HINT"]
