@@ -274,7 +274,8 @@ def _count_cotengra_searches(monkeypatch) -> list[tuple[int, float]]:
 
 def test_expensive_networks_also_try_a_hyper_optimised_path(monkeypatch):
     """When the cheap paths would take longer than SEARCH_ABOVE_SECONDS the circuit finder adds
-    cotengra's combo path as a candidate, its search timed by the contraction rate."""
+    cotengra's combo path as a candidate, its search timed by the contraction rate (an eager plan
+    stops after EAGER_SEARCH_FRACTION of the best path's estimated contraction time)."""
     pytest.importorskip("cotengra")
     from tyxonq.circuit.contraction import paths
 
@@ -286,7 +287,7 @@ def test_expensive_networks_also_try_a_hyper_optimised_path(monkeypatch):
     tq.clear_plan_cache()
     with tq.use_backend("numpy"):
         state = circuit.state(method="contraction")
-    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE)]
+    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE / paths.EAGER_SEARCH_FRACTION)]
     expected = reference_state(5, [(op.gate, op.qubits, op.params) for op in circuit.operations])
     np.testing.assert_allclose(state, expected, atol=1e-12)
 
@@ -307,7 +308,7 @@ def test_thorough_plans_search_longer(monkeypatch):
     tq.clear_plan_cache()
     with tq.use_backend("numpy"):
         np.testing.assert_allclose(circuit.state(method="contraction"), expected, atol=1e-12)
-    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE)]
+    assert calls == [(paths.HYPER_REPEATS, paths.CONTRACTION_RATE / paths.EAGER_SEARCH_FRACTION)]
     pytest.importorskip("jax")
     with tq.use_backend("jax") as K:
         eager = circuit.state(method="contraction")
@@ -368,3 +369,34 @@ def test_a_hundred_angle_sets_of_one_structure_search_one_path():
         c.state(method="contraction")
     info = tq.plan_cache_info()
     assert (info.path_searches, info.misses, info.hits) == (1, 1, 99)
+
+
+def test_jax_knows_when_it_compiles_and_runs_eager_contractions_compiled():
+    """K.compiling() is true only while jax.jit traces (not under eager grad or vmap); an eager
+    contraction runs as one compiled program per plan (not op by op), with the same result."""
+    jax = pytest.importorskip("jax")
+    from tyxonq.circuit.contraction import plan as plans
+
+    K = tq.get_backend("jax")
+    seen = []
+
+    def probe(x):
+        seen.append(K.compiling())
+        return x * 2.0
+
+    probe(1.0)
+    K.jit(probe)(1.0)
+    jax.grad(probe)(1.0)
+    jax.vmap(probe)(K.ones((2,), "float64"))
+    K.jit(jax.grad(probe))(2.0)
+    assert seen == [False, True, False, False, True]
+    params = np.random.default_rng(4).uniform(0, 1, 2 * 6 * 2)
+    circuit = tq.templates.rotation_ladder(6, params, 2)
+    expected = reference_state(6, [(op.gate, op.qubits, op.params) for op in circuit.operations])
+    tq.clear_plan_cache()
+    with tq.use_backend(K):
+        eager = circuit.state(method="contraction")
+        compiled = K.jit(lambda a: tq.templates.rotation_ladder(6, a, 2).state(method="contraction"))(params)
+    np.testing.assert_allclose(K.to_numpy(eager), expected, atol=1e-12)
+    np.testing.assert_allclose(K.to_numpy(compiled), expected, atol=1e-12)
+    assert any(K in runs for runs in plans._COMPILED.values())

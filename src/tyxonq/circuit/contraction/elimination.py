@@ -26,8 +26,10 @@ ELIMINATION_MAX_LEGS = 600
 
 
 def _fill(adjacency: dict, leg: object) -> int:
+    """Pairs of ``leg``'s neighbours that are not neighbours of each other (set differences in
+    C: each such pair is counted from both ends, and ``a`` itself from its own)."""
     neighbours = adjacency[leg]
-    return sum(1 for a, b in itertools.combinations(neighbours, 2) if b not in adjacency[a])
+    return (sum(len(neighbours - adjacency[a]) for a in neighbours) - len(neighbours)) // 2
 
 
 def elimination_path(inputs: Sequence[set], output: set, size_dict: dict, trials: int = 8,

@@ -10,9 +10,11 @@ simulation, whose largest tensor is about the state itself. Both paths are coste
 
 When the cheaper of them would take longer than :data:`SEARCH_ABOVE_SECONDS` to contract, a
 cotengra hyper-optimised search joins them, with a time budget proportional to the estimated
-contraction time: it stops once it has searched longer than its best path would take to contract,
-so planning never dominates. A plan compiled into a reused program (JAX) is *thorough*: it
-searches :data:`THOROUGH_SLOWDOWN` times longer.
+contraction time: an eager plan (for a call that runs at once) stops once it has searched a
+quarter of the time its best path would take to contract (:data:`EAGER_SEARCH_FRACTION`), so a
+first call costs little more than a later one. A plan compiled into a reused program (made while
+``jax.jit`` traces) is *thorough*: it searches :data:`THOROUGH_SLOWDOWN` times the contraction
+time, with more elimination trials.
 """
 
 from __future__ import annotations
@@ -127,6 +129,12 @@ KAHYPAR_ABOVE_SECONDS = 1.0
 #: Every path writes the output (64 cost units per entry): a cheap path within this factor of that
 #: bound leaves little to find, and no search runs.
 OUTPUT_BOUND_FACTOR = 4
+#: Randomised min-fill elimination trials of a thorough plan, and of an eager one.
+ELIMINATION_TRIALS = 8
+EAGER_ELIMINATION_TRIALS = 4
+#: An eager plan (made for a call that runs at once) stops its search after this fraction of the
+#: best path's estimated contraction time, so a first call costs little more than a later one.
+EAGER_SEARCH_FRACTION = 0.25
 #: The search never runs longer than this (a thorough one: THOROUGH_SLOWDOWN times longer), however
 #: long the best path found would take.
 MAX_SEARCH_SECONDS = 10.0
@@ -159,8 +167,9 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
     the contraction is worth :data:`ELIMINATION_TRIALS_ABOVE_SECONDS`) and,
     for networks whose cheap paths would take more than :data:`SEARCH_ABOVE_SECONDS`, a cotengra
     hyper-optimised search (greedy and, where it installs, kahypar partitions) that minimises the
-    same cost and stops once searching took longer than the best path would contract. A
-    ``thorough`` plan searches :data:`THOROUGH_SLOWDOWN` times longer.
+    same cost and stops once searching took :data:`EAGER_SEARCH_FRACTION` of the time the best
+    path would contract. A ``thorough`` plan searches :data:`THOROUGH_SLOWDOWN` times that
+    contraction time, and runs every elimination trial.
 
     Examples
     --------
@@ -170,18 +179,23 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
     candidates = [[tuple(step) for step in opt_einsum.paths.greedy(inputs, output, size_dict, memory_limit)]]
     if output:  # a dense state: grow it like a state vector
         candidates.append(growing_path(inputs, output, size_dict))
-    eliminate = len(set().union(*inputs)) <= ELIMINATION_MAX_LEGS and memory_limit is None
-    if eliminate:
-        candidates.append(elimination_path(inputs, output, size_dict, trials=1))
     costs = [path_cost(inputs, output, size_dict, path) for path in candidates]
-    if eliminate and estimated_seconds(min(costs), thorough) > ELIMINATION_TRIALS_ABOVE_SECONDS:
-        candidates.append(elimination_path(inputs, output, size_dict))
-        costs.append(path_cost(inputs, output, size_dict, candidates[-1]))
     bound = OUTPUT_BOUND_FACTOR * WRITE_WEIGHT * math.prod(size_dict[leg] for leg in output)
-    if estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and min(costs) > bound \
-            and memory_limit is None:
+    search = estimated_seconds(min(costs), thorough) > SEARCH_ABOVE_SECONDS and min(costs) > bound \
+        and memory_limit is None
+    if len(set().union(*inputs)) <= ELIMINATION_MAX_LEGS and memory_limit is None:
+        # randomised trials where the contraction is worth them; eagerly fewer, and none for a
+        # network the hyper search will plan (they took a third of a second each for a
+        # 24-qubit state; the search finds as good a path in that time)
+        worth = estimated_seconds(min(costs), thorough) > ELIMINATION_TRIALS_ABOVE_SECONDS
+        trials = (ELIMINATION_TRIALS if thorough else EAGER_ELIMINATION_TRIALS) \
+            if worth and (thorough or not search) else 1
+        candidates.append(elimination_path(inputs, output, size_dict, trials=trials))
+        costs.append(path_cost(inputs, output, size_dict, candidates[-1]))
+    if search:
+        rate = CONTRACTION_RATE / THOROUGH_SLOWDOWN if thorough else CONTRACTION_RATE / EAGER_SEARCH_FRACTION
         hyper = _hyper_path(inputs, output, size_dict, THOROUGH_REPEATS if thorough else HYPER_REPEATS,
-                            CONTRACTION_RATE / (THOROUGH_SLOWDOWN if thorough else 1), min(costs))
+                            rate, min(costs))
         if hyper is not None:
             candidates.append(hyper)
             costs.append(path_cost(inputs, output, size_dict, hyper))
