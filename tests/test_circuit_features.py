@@ -399,4 +399,5 @@ def test_jax_knows_when_it_compiles_and_runs_eager_contractions_compiled():
         compiled = K.jit(lambda a: tq.templates.rotation_ladder(6, a, 2).state(method="contraction"))(params)
     np.testing.assert_allclose(K.to_numpy(eager), expected, atol=1e-12)
     np.testing.assert_allclose(K.to_numpy(compiled), expected, atol=1e-12)
-    assert any(K in runs for runs in plans._COMPILED.values())
+    assert any(K in entry.__dict__.get("_compiled_runs", {})
+               for entry in plans._CACHE._networks.entries.values())

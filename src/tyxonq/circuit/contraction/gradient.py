@@ -30,7 +30,7 @@ from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
 from .executor import CompiledContraction, Move, permute
 from .network import operation_form
-from .plan import NetworkPlan, Plan, run_plan
+from .plan import NetworkPlan, Plan, run_contraction, run_plan
 from .rehearsal import placeholder, record, rehearsing
 
 __all__ = ["Request", "evaluate_requests", "evaluate_scalars", "value_and_angle_gradients",
@@ -84,7 +84,7 @@ def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
             continue
         contraction, moves, stacked = _batched(binder, plan, [requests[i] for i in members])
         shape = (len(members),) + requests[members[0]].network_plan.output_shape
-        result = K.reshape(permute(K, contraction.run(K, stacked), moves), shape)
+        result = K.reshape(permute(K, run_contraction(contraction, K, stacked), moves), shape)
         for position, index in enumerate(members):
             results[index] = result[position]
     return results
@@ -106,7 +106,7 @@ def evaluate_scalars(K: Any, operations: Sequence[Operation], inputs: Any,
                                                                   **request.binding))
         else:
             contraction, _, stacked = _batched(binder, plan, [requests[i] for i in members])
-            result = contraction.run(K, stacked)
+            result = run_contraction(contraction, K, stacked)
         pieces.append(K.reshape(result, (len(members),)))
         order += members
     values = pieces[0] if len(pieces) == 1 else K.concatenate(pieces)
