@@ -178,3 +178,27 @@ def test_complex_results_are_plain_autograd():
         assert type(value.grad_fn).__name__ != NODE
         value.real.backward()
     assert float(theta.grad) == pytest.approx(-np.cos(0.4), abs=1e-12)  # <Y> = -sin(theta)
+
+
+@pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")  # torch's forward AD
+def test_second_derivatives_are_never_silently_dropped():
+    """A node's Jacobian is constant: double backward through it raises; torch.func.hessian
+    (forward over reverse: a jvp transform) differentiates by plain autograd and is exact."""
+    n = 2
+    hamiltonian = tq.hamiltonians.tfim(n)
+    start = torch.tensor([0.3, -0.5, 0.8, 0.1, -0.2, 0.6, 0.4, -0.7], dtype=torch.float64)
+    with tq.use_backend("pytorch"):
+        params = start.clone().requires_grad_()
+        energy = ansatz(n, params).expectation(hamiltonian)
+        gradient, = torch.autograd.grad(energy, params, create_graph=True)
+        with pytest.raises(RuntimeError, match="gradient_method..autograd"):
+            torch.autograd.grad(gradient.sum(), params)
+        penalised = ansatz(n, params).expectation(hamiltonian) + (params ** 2).sum()
+        gradient, = torch.autograd.grad(penalised, params, create_graph=True)
+        with pytest.raises(RuntimeError, match="second derivatives"):  # not just the penalty's
+            torch.autograd.grad(gradient.sum(), params)
+        hessian = torch.func.hessian(lambda p: ansatz(n, p).expectation(hamiltonian))(start)
+        with tq.gradient_method("autograd"):
+            reference = torch.func.hessian(lambda p: ansatz(n, p).expectation(hamiltonian))(start)
+    np.testing.assert_allclose(hessian.numpy(), reference.numpy(), atol=1e-10)
+    assert float(hessian.abs().max()) > 0.1

@@ -96,18 +96,47 @@ def _gradient_node(torch: Any) -> Any:
 
         @staticmethod
         def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_backward(output[1])
+            ctx.save_for_backward(output[1], *inputs[2:])
             ctx.mark_non_differentiable(output[1])
             ctx.input_types = [(x.shape, x.dtype) for x in inputs[2:]]
 
         @staticmethod
         def backward(ctx: Any, cotangent: Any, unused: Any) -> Any:
-            (jacobian,) = ctx.saved_tensors
-            grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim()).unbind()
+            jacobian, *inputs = ctx.saved_tensors
+            grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim())
+            if torch.is_grad_enabled():  # create_graph: the gradient may be differentiated again,
+                grads = _no_second_derivative(torch).apply(grads, *inputs)  # which must raise
             return (None, None, *(g.reshape(shape).to(dtype) for g, (shape, dtype)
-                                  in zip(grads, ctx.input_types)))
+                                  in zip(grads.unbind(), ctx.input_types)))
 
     return GradientNode
+
+
+SECOND_DERIVATIVE_HINT = (
+    "second derivatives of an expectation value computed as a gradient node are not available "
+    "(its Jacobian is constant to autograd); differentiate gate by gate for Hessians: "
+    "tq.gradient_method('autograd') or tq.value_and_grad(..., method='autograd')")
+
+
+@functools.lru_cache(maxsize=None)
+def _no_second_derivative(torch: Any) -> Any:
+    """The identity on a node's gradient, whose derivative raises with
+    :data:`SECOND_DERIVATIVE_HINT` (never a silently dropped second derivative)."""
+
+    class NoSecondDerivative(torch.autograd.Function):
+        @staticmethod
+        def forward(grads: Any, *inputs: Any) -> Any:
+            return grads.clone()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, *cotangents: Any) -> Any:
+            raise RuntimeError(SECOND_DERIVATIVE_HINT)
+
+    return NoSecondDerivative
 
 
 def _inside_functorch_batching(torch: Any) -> bool:
