@@ -89,7 +89,7 @@ def _gradient_node(torch: Any) -> Any:
     class GradientNode(torch.autograd.Function):
         @staticmethod
         def forward(compute: Any, like: Any, *inputs: Any) -> Any:
-            values = torch.stack([x.detach().reshape(()) for x in inputs]).to(torch.float64)
+            values = torch.stack([x.reshape(()) if x.dim() else x for x in inputs]).to(torch.float64)
             value, jacobian = compute(values.cpu().numpy())
             as_tensor = functools.partial(torch.as_tensor, dtype=like.dtype, device=like.device)
             return as_tensor(np.asarray(value)), as_tensor(np.asarray(jacobian))

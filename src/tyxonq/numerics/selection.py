@@ -15,6 +15,7 @@ import threading
 from typing import Any, Iterator
 
 from .._context import ContextualSetting
+from .base import BackendBase
 from .protocol import ArrayBackend
 
 __all__ = [
@@ -87,7 +88,8 @@ def _shared_instance(name: str) -> ArrayBackend:
 
 
 def _resolve(backend: Any, options: dict[str, Any]) -> ArrayBackend:
-    if isinstance(backend, ArrayBackend):
+    # tyxonq's own backends first: a runtime Protocol check costs ~50 us (every member looked up)
+    if isinstance(backend, BackendBase) or isinstance(backend, ArrayBackend):
         if options:
             raise TypeError(
                 f"options {sorted(options)} only apply when a backend is given by name; "

@@ -89,8 +89,9 @@ def _host_sized(K: Any, circuit: Any) -> bool:
     14 qubits PyTorch's multithreaded kernels sweep the state faster (measured: 16-qubit energy +
     gradient 35.6 ms on NumPy, 23.5 ms on PyTorch's own arrays)."""
     n = circuit.num_qubits
-    sweep_fits = 3 * 2 ** n * 16 <= K.available_memory()
-    return not circuit._has_state_vector() or n <= TWIN_QUBITS or not sweep_fits
+    if not circuit._has_state_vector() or n <= TWIN_QUBITS:
+        return True
+    return 3 * 2 ** n * 16 > K.available_memory()  # no sweep: contractions
 
 
 def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +118,16 @@ def recorded_coefficients(K: Any, coefficients: Any) -> bool:
 
 
 def _real_scalar(K: Any, x: Any) -> bool:
-    return K.is_floating(x) and K.shape(x) in ((), (1,))
+    if K.shape(x) not in ((), (1,)):
+        return False
+    dtype = K.dtype_of(x)
+    floating = _FLOATING.get(dtype)
+    if floating is None:
+        floating = _FLOATING[dtype] = K.is_floating(x)
+    return floating
+
+
+_FLOATING: dict[Any, bool] = {}  # dtype -> real floating (dtype names are compared as strings)
 
 
 def _recorded(K: Any, tree: Any) -> bool:
