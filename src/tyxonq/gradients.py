@@ -25,6 +25,7 @@ import numpy as np
 from .circuit.differentiation.tracing import Dual, TracingError, gradient_method, traced_array
 from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
+from .numerics.lanes import Lanes, LanesError
 
 __all__ = ["value_and_grad", "grad", "gradient_method", "GRADIENT_METHODS"]
 
@@ -123,6 +124,10 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     check_argnums_in_range(nums, len(args))
     values = []
     for a in nums:
+        if isinstance(args[a], Lanes) or (isinstance(args[a], np.ndarray) and args[a].dtype == object
+                                          and any(isinstance(x, Lanes) for x in args[a].flat)):
+            raise LanesError(f"exact gradients (method={method!r}) of a batch of parameter sets: "
+                             "they run one set at a time (vectorize_or_fallback loops)")
         host = np.asarray(K.to_numpy(K.asarray(args[a])))
         if host.dtype.kind == "c":
             raise TypeError(f"argument {a}: method={method!r} differentiates real parameters; "

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.lanes import LanesError
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
@@ -70,6 +71,8 @@ class CircuitBase(OperationList):
         """The cached plan of one result of this circuit's structure, memory checked (``token``:
         this structure's :func:`~tyxonq.circuit.contraction.plan.structure_token`, if known)."""
         self._check_exact(what)
+        if self._lanes() is not None:
+            raise LanesError(f"{what} of a batch of circuits (only state-vector results are batched)")
         K = get_backend()
         token = structure_token(self._structure()) if token is None else token
         # a compiled program reuses the plan and already spends seconds compiling: there a
@@ -119,6 +122,8 @@ class CircuitBase(OperationList):
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: Any) -> Any:
         """Only gates in the backward light cone of the measured qubits are contracted."""
+        if self._lanes() is not None:
+            return self._lane_local_expectation(matrices, groups, hermitian)
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
@@ -199,6 +204,8 @@ class CircuitBase(OperationList):
         if coefficients is not None and len(coefficients) != len(strings):
             raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
+        if self._lanes() is not None:
+            return weighted_sum(get_backend(), self._lane_pauli(strings), coefficients)
         if self._is_traced():
             return self._traced_pauli(strings, active, coefficients)
         K = get_backend()
@@ -236,6 +243,13 @@ class CircuitBase(OperationList):
         for i, value in zip(active, result):
             values[i] = value
         return np.asarray(values, dtype=object)
+
+    # -- batches of circuits (angles given as lanes): simulators with batched evaluation override
+    def _lane_local_expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
+        raise LanesError(f"expectation() of a batch of {type(self).__name__}s")
+
+    def _lane_pauli(self, strings: list[str]) -> Any:
+        raise LanesError(f"pauli_expectations() of a batch of {type(self).__name__}s")
 
     def _traced(self, hermitian: bool, evaluate: Any, apply_observable: Any, requests: Any = None) -> Any:
         if not hermitian:

@@ -13,12 +13,15 @@ from typing import Any
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.lanes import Lanes, LanesError
+from ..operators.state_expectation import apply_pauli_string
 from .base import LIGHT_CONE_HINT, CircuitBase
 from .contraction.network import amplitude_network, matrix_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
 from .differentiation.node import expectation_node, recorded_angles
 from .memory import require_memory
-from .statevector.placement import apply_matrix
+from .statevector.lanes import lane_state
+from .statevector.placement import apply_matrix, apply_placed, place
 from .statevector.sweep import sweep_state
 
 __all__ = ["Circuit", "NoisyCircuitError"]
@@ -124,6 +127,8 @@ class Circuit(CircuitBase):
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if not rehearsing():
             require_memory(K, 2 ** n, f"state() of {n} qubits", LIGHT_CONE_HINT)
+        if self._lanes() is not None:  # a batch of circuits: one stacked sweep (any method's values)
+            return Lanes(self._lane_state(K))
         if method == "auto":
             swept = n <= SWEEP_MAX_QUBITS and ops and not K.compiling()
             method = "sweep" if swept else "contraction"
@@ -147,6 +152,8 @@ class Circuit(CircuitBase):
         0.5
         """
         bits = self._parse_bitstring(bitstring)
+        if self._lanes() is not None:
+            return self.state()[int("".join(map(str, bits)), 2)]
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         return self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given), (),
                               "amplitude()", bits=bits)
@@ -156,6 +163,39 @@ class Circuit(CircuitBase):
         state = self.state()
         K = get_backend()
         return K.real(K.conj(state) * state)
+
+    # -- batches of circuits (angles given as lanes) ----------------------------------------
+    def _lane_state(self, K: Any) -> Any:
+        """The ``(lanes, 2^n)`` stack of states of a circuit whose angles are lanes."""
+        n, lanes = self._num_qubits, self._lanes()
+        self._check_exact("a batch of states")
+        if rehearsing():
+            raise LanesError("a rehearsal of a batched circuit")
+        try:
+            require_memory(K, 3 * lanes * 2 ** n, f"a batch of {lanes} states of {n} qubits", "")
+        except MemoryError as error:
+            raise LanesError(f"{error} (the batch is evaluated one element at a time)") from error
+        return lane_state(K, n, self._operations, lanes, self._input_array(K))
+
+    def _lane_local_expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
+        K = get_backend()
+        stack = self._lane_state(K)
+        lanes, n = K.shape(stack)[0], self._num_qubits
+        applied = stack
+        for matrix, qubits in zip(matrices, groups):
+            placement = place(tuple(qubits), n, lead=lanes, max_ndim=K.capabilities.max_ndim)
+            applied = apply_placed(K, applied, matrix, placement)
+        value = K.sum(K.conj(stack) * applied, axis=1)
+        return Lanes(K.real(value) if hermitian else value)
+
+    def _lane_pauli(self, strings: list[str]) -> Lanes:
+        K = get_backend()
+        stack = self._lane_state(K)
+        ones = K.ones((K.shape(stack)[0],), K.real_dtype)
+        values = [ones if set(string) == {"I"} else
+                  K.real(K.sum(K.conj(stack) * apply_pauli_string(K, stack, string), axis=1))
+                  for string in strings]
+        return Lanes(K.stack(values, axis=1))
 
     def _apply_local(self, K: Any, state: Any, matrices: list, groups: list) -> Any:
         for matrix, qubits in zip(matrices, groups):
@@ -178,6 +218,15 @@ class Circuit(CircuitBase):
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.dense_expectation(apply_observable),
                                 apply_observable)
+        if self._lanes() is not None:
+            K = get_backend()
+            stack = self._lane_state(K)
+            if getattr(apply_observable, "stacks_states", False):
+                applied = apply_observable(K, stack)
+            else:
+                applied = K.stack([apply_observable(K, stack[i]) for i in range(K.shape(stack)[0])])
+            value = K.sum(K.conj(stack) * applied, axis=1)
+            return Lanes(K.real(value) if hermitian else value)
         if hermitian and (slots := recorded_angles(self)) is not None:
             return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable))
         K = get_backend()

@@ -17,7 +17,7 @@ from .capabilities import BackendCapabilities
 from .compositions import kron_by_broadcasting
 from .expm import expm_pade13
 from .svd_gradient import choose_rank
-from .vectorize import loop_vmap
+from .vectorize import lane_vmap
 
 __all__ = ["ArrayModuleBackend", "einsum_index_count"]
 
@@ -345,8 +345,8 @@ class ArrayModuleBackend(BackendBase):
         return finite_difference_value_and_grad(self, fn, argnums, has_aux)
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
-        """Batch ``fn`` by looping over the batch and stacking (see :func:`loop_vmap`)."""
-        return loop_vmap(self, fn, in_axes, out_axes)
+        """Batch ``fn`` through lanes, looping where it cannot run on them (see :func:`lane_vmap`)."""
+        return lane_vmap(self, fn, in_axes, out_axes)
 
     def jit(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """Return ``fn`` unchanged: this backend has no compiler (``capabilities.jit == 'none'``)."""

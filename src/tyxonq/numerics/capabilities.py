@@ -13,7 +13,7 @@ from typing import Literal
 __all__ = ["BackendCapabilities"]
 
 AutodiffKind = Literal["autograd", "finite-difference"]
-VmapKind = Literal["native", "loop"]
+VmapKind = Literal["native", "lanes", "loop"]
 JitKind = Literal["none", "torch.compile", "jax.jit"]
 
 
@@ -25,9 +25,12 @@ class BackendCapabilities:
     ----------
     autodiff : {"autograd", "finite-difference"}
         How :meth:`ArrayBackend.value_and_grad` computes gradients.
-    vmap : {"native", "loop"}
-        ``"native"``: :meth:`ArrayBackend.vmap` is a true vectorising transform;
-        ``"loop"``: it calls the function once per batch element and stacks the results.
+    vmap : {"native", "lanes", "loop"}
+        ``"native"``: :meth:`ArrayBackend.vmap` is a true vectorising transform; ``"lanes"``: it
+        calls the function once with the batch as :class:`~tyxonq.numerics.lanes.Lanes`
+        (arithmetic, elementwise functions and state-vector circuits run batched), looping over
+        the batch for functions that cannot run on lanes; ``"loop"``: it calls the function once
+        per batch element and stacks the results.
     jit : {"none", "torch.compile", "jax.jit"}
         What :meth:`ArrayBackend.jit` does; ``"none"`` returns the function unchanged.
     devices : tuple of str
@@ -50,7 +53,7 @@ class BackendCapabilities:
     >>> from tyxonq.numerics import NumpyBackend
     >>> caps = NumpyBackend().capabilities
     >>> caps.autodiff, caps.vmap, caps.device
-    ('finite-difference', 'loop', 'cpu')
+    ('finite-difference', 'lanes', 'cpu')
     """
 
     autodiff: AutodiffKind

@@ -33,7 +33,7 @@ class NumpyBackend(ArrayModuleBackend):
 
     def __init__(self, dtype: Any = "complex128", seed: int | None = None) -> None:
         capabilities = BackendCapabilities(
-            autodiff="finite-difference", vmap="loop", jit="none", devices=("cpu",),
+            autodiff="finite-difference", vmap="lanes", jit="none", devices=("cpu",),
             device="cpu", distributed=False, max_ndim=NUMPY_MAX_NDIM,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)

@@ -1,4 +1,10 @@
-"""Batching: the loop ``vmap`` of backends without a native one, and ``vectorize_or_fallback``."""
+"""Batching: ``vmap`` of backends without a native one (lanes, else a loop) and
+``vectorize_or_fallback``.
+
+On NumPy and cuPyNumeric a batched function is first traced once with :class:`~tyxonq.numerics.
+lanes.Lanes` (every batch element a lane of one array, evaluated together); a function that cannot
+run on lanes is called once per batch element instead (the same values), with one warning.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,8 @@ import functools
 import warnings
 from typing import Any, Callable, Sequence
 
-__all__ = ["loop_vmap", "vectorize_or_fallback", "VectorizationFallbackWarning", "POLICIES"]
+__all__ = ["loop_vmap", "lane_vmap", "vectorize_or_fallback", "VectorizationFallbackWarning",
+           "POLICIES"]
 
 POLICIES = ("auto", "force", "off")
 
@@ -46,13 +53,7 @@ def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
     @functools.wraps(fn)
     def batched(*args: Any, **kwargs: Any) -> Any:
         axes = _per_argument_axes(in_axes, len(args))
-        sizes = {backend.shape(arg)[axis] for arg, axis in zip(args, axes) if axis is not None}
-        if len(sizes) != 1:
-            raise ValueError(
-                "vmap needs at least one batched argument and equal batch sizes; got sizes "
-                f"{sorted(sizes)} for in_axes={in_axes!r}"
-            )
-        (size,) = sizes
+        size = _batch_size(backend, args, axes, in_axes)
         results = []
         for index in range(size):
             sliced = [
@@ -61,6 +62,82 @@ def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
             ]
             results.append(fn(*sliced, **kwargs))
         return _stack_outputs(backend, results, out_axes)
+
+    return batched
+
+
+def _batch_size(backend: Any, args: Sequence[Any], axes: Sequence[int | None], in_axes: Any) -> int:
+    sizes = {backend.shape(arg)[axis] for arg, axis in zip(args, axes) if axis is not None}
+    if len(sizes) != 1:
+        raise ValueError(
+            "vmap needs at least one batched argument and equal batch sizes; got sizes "
+            f"{sorted(sizes)} for in_axes={in_axes!r}"
+        )
+    return sizes.pop()
+
+
+def trace_lanes(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
+                out_axes: Any = 0) -> Callable[..., Any]:
+    """Vectorise ``fn`` by one call with its batched arguments as lanes; raises
+    :class:`~tyxonq.numerics.lanes.LanesError` (or whatever ``fn`` raises) where ``fn`` cannot run
+    on lanes. Results as :func:`loop_vmap` returns them.
+
+    Examples
+    --------
+    >>> from tyxonq.numerics import NumpyBackend
+    >>> K = NumpyBackend()
+    >>> trace_lanes(K, lambda x, y: K.cos(x) * y, in_axes=(0, None))(K.zeros(2, "float64"), 3.0).tolist()
+    [3.0, 3.0]
+    """
+    from .lanes import lane_arguments, lane_results
+
+    @functools.wraps(fn)
+    def batched(*args: Any, **kwargs: Any) -> Any:
+        axes = _per_argument_axes(in_axes, len(args))
+        size = _batch_size(backend, args, axes, in_axes)
+        traced = [lane_arguments(backend, arg, axis) for arg, axis in zip(args, axes)]
+        return lane_results(backend, fn(*traced, **kwargs), size, out_axes)
+
+    return batched
+
+
+def lane_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
+              out_axes: Any = 0) -> Callable[..., Any]:
+    """The ``vmap`` of backends without a vectorising compiler: :func:`trace_lanes`, and where
+    ``fn`` cannot run on lanes, :func:`loop_vmap` from then on (warned once; same values).
+
+    Examples
+    --------
+    >>> from tyxonq.numerics import NumpyBackend
+    >>> K = NumpyBackend()
+    >>> lane_vmap(K, lambda x: K.sum(K.sin(x)))(K.zeros((3, 2), "float64")).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    return _with_fallback(backend, fn, trace_lanes(backend, fn, in_axes, out_axes),
+                          loop_vmap(backend, fn, in_axes, out_axes), {}, in_axes)
+
+
+def _with_fallback(backend: Any, fn: Callable[..., Any], native: Callable[..., Any],
+                   looped: Callable[..., Any], failures: dict, in_axes: Any) -> Callable[..., Any]:
+    """``native``, and after its first failure on a backend ``looped`` (warned once); batch
+    sizes are checked first (a mismatch raises, whichever runs)."""
+
+    @functools.wraps(fn)
+    def batched(*args: Any, **kwargs: Any) -> Any:
+        _batch_size(backend, args, _per_argument_axes(in_axes, len(args)), in_axes)
+        if backend.name not in failures:
+            try:
+                return native(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - any failure of the transform falls back
+                failures[backend.name] = error
+                warnings.warn(
+                    f"vectorising {getattr(fn, '__name__', fn)!r} on the {backend.name} backend "
+                    f"failed ({type(error).__name__}: {error}); looping over the batch instead "
+                    "(same values, slower). Pass policy='off' to silence this.",
+                    VectorizationFallbackWarning,
+                    stacklevel=3,
+                )
+        return looped(*args, **kwargs)
 
     return batched
 
@@ -91,10 +168,10 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
     backend : ArrayBackend, optional
         Backend to use; by default the one active when the batched function is called.
     policy : {"auto", "force", "off"}
-        ``"off"`` loops over the batch; ``"force"`` uses the backend's native vmap or raises
-        :class:`~tyxonq.numerics.errors.VectorizationError`; ``"auto"`` uses native vmap and, if
-        that fails, warns once (naming the error) and loops from then on. Every policy returns
-        the same values with the same shape.
+        ``"off"`` loops over the batch; ``"force"`` vectorises (the backend's vmap on PyTorch and
+        JAX, lanes on NumPy and cuPyNumeric: :mod:`tyxonq.numerics.lanes`) and lets its errors
+        through; ``"auto"`` vectorises and, if that fails, warns once (naming the error) and
+        loops from then on. Every policy returns the same values with the same shape.
     in_axes, out_axes
         As for :meth:`ArrayBackend.vmap`.
 
@@ -108,7 +185,7 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
     """
     if policy not in POLICIES:
         raise ValueError(f"policy={policy!r} is not one of {POLICIES}")
-    native_failures: dict[str, BaseException] = {}
+    failures: dict[str, BaseException] = {}
 
     @functools.wraps(fn)
     def batched(*args: Any, **kwargs: Any) -> Any:
@@ -116,30 +193,22 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
 
         active = backend if backend is not None else get_backend()
         looped = loop_vmap(active, fn, in_axes, out_axes)
+        kind = active.capabilities.vmap
         if policy == "off":
             return looped(*args, **kwargs)
-        native = active.capabilities.vmap == "native"
-        if policy == "force":
-            if not native:
+        if kind == "loop":
+            if policy == "force":
                 from .errors import VectorizationError
 
                 raise VectorizationError(
                     f"policy='force' needs native vmap, but the {active.name} backend only loops; "
                     "use policy='auto' or 'off', or a backend with native vmap (pytorch)"
                 )
-            return active.vmap(fn, in_axes, out_axes)(*args, **kwargs)
-        if native and active.name not in native_failures:
-            try:
-                return active.vmap(fn, in_axes, out_axes)(*args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - any failure of the transform falls back
-                native_failures[active.name] = error
-                warnings.warn(
-                    f"native vmap of {getattr(fn, '__name__', fn)!r} on the {active.name} backend "
-                    f"failed ({type(error).__name__}: {error}); looping over the batch instead "
-                    "(same values, slower). Pass policy='off' to silence this.",
-                    VectorizationFallbackWarning,
-                    stacklevel=2,
-                )
-        return looped(*args, **kwargs)
+            return looped(*args, **kwargs)
+        native = (active.vmap(fn, in_axes, out_axes) if kind == "native"
+                  else trace_lanes(active, fn, in_axes, out_axes))
+        if policy == "force":
+            return native(*args, **kwargs)
+        return _with_fallback(active, fn, native, looped, failures, in_axes)(*args, **kwargs)
 
     return batched

@@ -240,6 +240,7 @@ class PauliSum:
         >>> round(float(h.expectation(c)), 12), round(float(c.expectation(h, method="lightcone")), 12)
         (-3.0, -3.0)
         """
+        from ..circuit.statevector.lanes import stacks_states
         from ..numerics import get_backend
         from .state_expectation import apply_pauli_sum
 
@@ -267,7 +268,7 @@ class PauliSum:
             method = "state" if (self.n_qubits <= DENSE_QUBITS
                                  and hasattr(circuit, "dense_expectation")) else "lightcone"
         if method == "state":
-            return circuit.dense_expectation(lambda K, state: apply_pauli_sum(K, state, self),
+            return circuit.dense_expectation(stacks_states(lambda K, state: apply_pauli_sum(K, state, self)),
                                              hermitian=hermitian)
         strings = [string for _, string in self]
         coefficients = [coefficient for coefficient, _ in self]

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.lanes import LanesError
 from ..differentiation.traced import parameter_shift_dual
 from ..differentiation.tracing import TracingError
 from ..memory import require_memory
@@ -153,6 +154,8 @@ class MPSCircuit(OperationList):
             done = 0
             state = _initial_state(K, self._num_qubits, self._inputs,
                                    truncation_of(K, self._max_bond, self._cutoff))
+        if self._lanes() is not None:
+            raise LanesError("MPSCircuit results of a batch of parameter sets (the batch loops)")
         apply_operations(state, operations[done:], _matrices(K))
         self._cache = (K, tuple(operations), state)
         return state

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.lanes import Lanes
 from ..differentiation.tracing import Dual
 from .gates import GATES
 
@@ -96,6 +97,12 @@ def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
         raise TypeError(f"{gate}: {name}={value!r} must be a real number, not a bool")
     if isinstance(value, Dual):  # a traced parameter (exact gradients without autograd)
         validate_angle(value.value, gate, name, K)
+        return value
+    if isinstance(value, Lanes):  # one angle per element of a batch (vectorize_or_fallback)
+        if value.shape != ():
+            raise ValueError(f"{gate}: {name} must be a scalar per batch element; got shape {value.shape}")
+        if K.is_complex(value.value):
+            raise TypeError(f"{gate}: {name} must be real; got batched values of dtype {value.dtype}")
         return value
     if isinstance(value, numbers.Number) or isinstance(value, np.ndarray):
         array = np.asarray(value)

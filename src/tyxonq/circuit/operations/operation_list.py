@@ -19,6 +19,7 @@ from ...numerics import get_backend
 from ...operators.shots import shot_expectation, validated_shots
 from ..differentiation.tracing import Dual
 from ..interchange.methods import InterchangeMethods
+from ..statevector.lanes import operation_lanes
 from .channel_methods import ChannelMethods
 from .composition import CompositionMethods
 from .drawing import draw as draw_circuit
@@ -110,6 +111,10 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
 
     def _is_traced(self) -> bool:
         return any(isinstance(p, Dual) for op in self._operations for p in op.params)
+
+    def _lanes(self) -> int | None:
+        """The batch size of angles given as lanes (:mod:`tyxonq.numerics.lanes`), else ``None``."""
+        return operation_lanes(self._operations)
 
     # -- what results are asked for ------------------------------------------------------------
     def _validated_strings(self, strings: Sequence[str]) -> list[str]:

@@ -11,6 +11,10 @@ register, so it is worked out once (:func:`place`, cached) as a :class:`Placemen
   ``max_ndim``), one ``matmul``, and moved back.
 
 Qubits given out of ascending order are handled by permuting the (small) matrix, not the state.
+
+A *lane* placement (``lanes=True``) applies one matrix per lead row: the array holds ``lead``
+registers (the lanes of a batch, :mod:`tyxonq.numerics.lanes`) and the matrix a leading axis of
+``lead`` matrices (or of one, shared by every lane); the lane axis stays first in every view.
 """
 
 from __future__ import annotations
@@ -37,15 +41,18 @@ class Placement:
     to_front: tuple[Move, ...] = ()
     to_back: tuple[Move, ...] = ()
     size: int = 2  # 2^k
+    lanes: bool = False  # one matrix per lead row (a leading axis on the matrix)
 
 
 @functools.lru_cache(maxsize=4096)
 def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 1,
-          diagonal: bool = False, max_ndim: int = 64, shape: tuple[int, ...] | None = None) -> Placement:
+          diagonal: bool = False, max_ndim: int = 64, shape: tuple[int, ...] | None = None,
+          lanes: bool = False) -> Placement:
     """The :class:`Placement` of a matrix on ``qubits`` of an ``num_qubits`` register.
 
     The array holds ``lead`` registers' worth of leading rows and ``trail`` trailing columns per
     basis state (``shape`` defaults to ``(lead, 2^n * trail)``, or ``(2^n,)`` for a single state).
+    ``lanes``: each of the ``lead`` registers gets its own matrix (see the module docstring).
 
     Examples
     --------
@@ -58,7 +65,9 @@ def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 
     if len(set(qubits)) != k or not all(0 <= q < num_qubits for q in qubits):
         raise ValueError(f"qubits {qubits} must be distinct indices of a {num_qubits}-qubit register")
     if shape is None:
-        shape = (2 ** num_qubits,) if lead == trail == 1 else (lead, 2 ** num_qubits * trail)
+        shape = (2 ** num_qubits,) if lead == trail == 1 and not lanes else (lead, 2 ** num_qubits * trail)
+    if lanes:
+        return _lane_placement(qubits, num_qubits, lead, trail, diagonal, max_ndim, shape)
     ordered = tuple(sorted(qubits))
     order = [qubits.index(q) for q in ordered]
     in_order = order == list(range(k))
@@ -81,6 +90,34 @@ def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 
     return Placement("moves", shape, (2 ** k, lead * trail * 2 ** (num_qubits - k)), (), axes,
                      tuple(permutation_moves(legs, front, sizes, max_ndim)),
                      tuple(permutation_moves(front, legs, sizes, max_ndim)), 2 ** k)
+
+
+def _lane_placement(qubits: tuple[int, ...], num_qubits: int, lead: int, trail: int,
+                    diagonal: bool, max_ndim: int, shape: tuple[int, ...]) -> Placement:
+    """:func:`place` with ``lanes=True``: the views of :func:`place` for one register, behind a
+    lane axis of ``lead``; moves keep the lane axis first."""
+    k = len(qubits)
+    ordered = tuple(sorted(qubits))
+    order = [qubits.index(q) for q in ordered]
+    in_order = order == list(range(k))
+    if diagonal:
+        view, factor = _diagonal_view(ordered, num_qubits, 1, trail)
+        if len(view) < max_ndim:
+            return Placement("diagonal", shape, (lead,) + view, factor,
+                             None if in_order else tuple(order), size=2 ** k, lanes=True)
+    axes = None if in_order else tuple(order) + tuple(k + i for i in order)
+    if ordered == tuple(range(ordered[0], ordered[0] + k)):
+        left = 2 ** ordered[0]
+        right = 2 ** (num_qubits - ordered[-1] - 1) * trail
+        if right == 1:
+            return Placement("right", shape, (lead, left, 2 ** k), (), axes, size=2 ** k, lanes=True)
+        return Placement("view", shape, (lead, left, 2 ** k, right), (), axes, size=2 ** k, lanes=True)
+    legs = (-1,) + tuple(range(num_qubits)) + (-2,)
+    sizes = {leg: 2 for leg in legs} | {-1: lead, -2: trail}
+    front = (-1,) + ordered + tuple(leg for leg in legs if leg not in ordered and leg != -1)
+    return Placement("moves", shape, (lead, 2 ** k, trail * 2 ** (num_qubits - k)), (), axes,
+                     tuple(permutation_moves(legs, front, sizes, max_ndim)),
+                     tuple(permutation_moves(front, legs, sizes, max_ndim)), 2 ** k, lanes=True)
 
 
 def _diagonal_view(ordered: tuple[int, ...], n: int, lead: int, trail: int) -> tuple[tuple, tuple]:
@@ -108,6 +145,42 @@ def _ordered_matrix(K: Any, matrix: Any, placement: Placement, diagonal: bool) -
     return K.reshape(tensor, (placement.size,) if diagonal else (placement.size, placement.size))
 
 
+def _ordered_lane_matrices(K: Any, matrices: Any, placement: Placement, diagonal: bool) -> Any:
+    """Lane matrices ``(lanes or 1, 2^k, 2^k)`` (diagonals ``(lanes or 1, 2^k)``) in the
+    placement's qubit order: rows and columns permuted one after the other (within 6 axes)."""
+    size = placement.size
+    matrices = K.reshape(matrices, (-1, size) if diagonal else (-1, size, size))
+    if placement.matrix_axes is None:
+        return matrices
+    k = size.bit_length() - 1
+    order = placement.matrix_axes[:k]
+    rows = (0,) + tuple(1 + a for a in order)
+    if diagonal:
+        return K.reshape(K.transpose(K.reshape(matrices, (-1,) + (2,) * k), rows), (-1, size))
+    permuted = K.transpose(K.reshape(matrices, (-1,) + (2,) * k + (size,)), rows + (k + 1,))
+    permuted = K.transpose(K.reshape(permuted, (-1, size) + (2,) * k), (0, 1) + tuple(2 + a for a in order))
+    return K.reshape(permuted, (-1, size, size))
+
+
+def _apply_lanes(K: Any, array: Any, matrices: Any, placement: Placement) -> Any:
+    """:func:`apply_placed` for a lane placement: ``matrices`` holds one matrix (diagonal) per
+    lane, or one for all, along its first axis (a single matrix counts as one for all)."""
+    kind = placement.kind
+    matrices = _ordered_lane_matrices(K, matrices, placement, kind == "diagonal")
+    if kind == "diagonal":
+        factor = K.reshape(matrices, (-1,) + placement.factor_shape)
+        return K.reshape(K.reshape(array, placement.view) * factor, placement.shape)
+    size = placement.size
+    if kind == "view":
+        result = K.matmul(K.reshape(matrices, (-1, 1, size, size)), K.reshape(array, placement.view))
+    elif kind == "right":
+        result = K.matmul(K.reshape(array, placement.view), K.transpose(matrices, (0, 2, 1)))
+    else:
+        moved = K.reshape(permute(K, array, placement.to_front), placement.view)
+        result = permute(K, K.matmul(matrices, moved), placement.to_back)
+    return K.reshape(result, placement.shape)
+
+
 def apply_placed(K: Any, array: Any, matrix: Any, placement: Placement) -> Any:
     """``matrix`` applied as ``placement`` says; for a ``"diagonal"`` placement ``matrix`` is the
     diagonal (a vector of ``2^k`` entries). Returns an array of ``placement.shape``.
@@ -120,6 +193,8 @@ def apply_placed(K: Any, array: Any, matrix: Any, placement: Placement) -> Any:
     >>> apply_placed(K, np.eye(4, dtype=complex)[0], x, place((1,), 2)).real.tolist()
     [0.0, 1.0, 0.0, 0.0]
     """
+    if placement.lanes:
+        return _apply_lanes(K, array, matrix, placement)
     kind = placement.kind
     if kind == "diagonal":
         factor = K.reshape(_ordered_matrix(K, matrix, placement, True), placement.factor_shape)
