@@ -16,6 +16,7 @@ from reference import PARAMETRISED, apply, random_hermitian, reference_expectati
 from test_circuit import PRECISIONS, add_operations, random_circuits, tolerance
 from tyxonq.circuit.statevector.lanes import lane_state
 from tyxonq.circuit.statevector.placement import apply_placed, place
+from tyxonq.operators.state_expectation import stack_expectation
 from tyxonq.numerics import VectorizationFallbackWarning
 from tyxonq.numerics.lanes import Lanes, LanesError, lane_arguments
 
@@ -144,6 +145,24 @@ def test_batched_sweeps_match_the_reference_lane_by_lane(backend_id, precision, 
         np.testing.assert_allclose(K.to_numpy(stack)[i], reference_state(n, per_lane[i]), rtol=tol, atol=tol)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), data=st.data())
+def test_stack_expectations_of_pauli_sums_match_the_dense_operator(n, data):
+    """Every kind of term group (diagonal, one flip with a constant diagonal, any other), complex
+    coefficients included, for a stack of random states."""
+    terms = [(data.draw(st.floats(-1, 1)) + 1j * data.draw(st.sampled_from([0.0, 0.5])),
+              "".join(data.draw(st.sampled_from("IXYZ")) for _ in range(n)))
+             for _ in range(data.draw(st.integers(1, 6)))]
+    hamiltonian = tq.PauliSum(terms, n)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    stack = rng.normal(size=(3, 2 ** n)) + 1j * rng.normal(size=(3, 2 ** n))
+    K = tq.get_backend("numpy")
+    got = stack_expectation(K, stack, hamiltonian)
+    matrix = hamiltonian.to_sparse().toarray()
+    expected = np.einsum("bi,ij,bj->b", stack.conj(), matrix, stack)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
 # -- circuit objectives batched by vectorize_or_fallback -------------------------------------
 def ansatz(n, params):
     circuit = tq.Circuit(n)
@@ -162,7 +181,8 @@ N, SIZE = 4, 11
 
 def objectives(K):
     """name -> function of the parameters: every batched circuit result."""
-    hamiltonian = tq.PauliSum([(0.7, "ZZII"), (-0.4, "IXYI"), (1.1, "XIIX"), (0.2, "IIII")], N)
+    hamiltonian = tq.PauliSum([(0.7, "ZZII"), (-0.4, "IXYI"), (1.1, "XIIX"), (0.2, "IIII"),
+                               (0.3, "IIXI"), (-0.6, "IYII"), (0.5, "XIII"), (0.25, "XIZI")], N)
     rng = np.random.default_rng(5)
     local = random_hermitian(rng, 2)
     return {

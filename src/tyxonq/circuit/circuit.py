@@ -221,11 +221,14 @@ class Circuit(CircuitBase):
         if self._lanes() is not None:
             K = get_backend()
             stack = self._lane_state(K)
-            if getattr(apply_observable, "stacks_states", False):
-                applied = apply_observable(K, stack)
+            if getattr(apply_observable, "stack_expectation", None) is not None:
+                value = apply_observable.stack_expectation(K, stack)
             else:
-                applied = K.stack([apply_observable(K, stack[i]) for i in range(K.shape(stack)[0])])
-            value = K.sum(K.conj(stack) * applied, axis=1)
+                if getattr(apply_observable, "stacks_states", False):
+                    applied = apply_observable(K, stack)
+                else:
+                    applied = K.stack([apply_observable(K, stack[i]) for i in range(K.shape(stack)[0])])
+                value = K.sum(K.conj(stack) * applied, axis=1)
             return Lanes(K.real(value) if hermitian else value)
         if hermitian and (slots := recorded_angles(self)) is not None:
             return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable))

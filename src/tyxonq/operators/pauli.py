@@ -242,7 +242,7 @@ class PauliSum:
         """
         from ..circuit.statevector.lanes import stacks_states
         from ..numerics import get_backend
-        from .state_expectation import apply_pauli_sum
+        from .state_expectation import apply_pauli_sum, stack_expectation
 
         if circuit.num_qubits != self.n_qubits:
             raise ValueError(f"the circuit has {circuit.num_qubits} qubits; this PauliSum acts on "
@@ -268,8 +268,9 @@ class PauliSum:
             method = "state" if (self.n_qubits <= DENSE_QUBITS
                                  and hasattr(circuit, "dense_expectation")) else "lightcone"
         if method == "state":
-            return circuit.dense_expectation(stacks_states(lambda K, state: apply_pauli_sum(K, state, self)),
-                                             hermitian=hermitian)
+            observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, self),
+                                       lambda K, stack: stack_expectation(K, stack, self))
+            return circuit.dense_expectation(observable, hermitian=hermitian)
         strings = [string for _, string in self]
         coefficients = [coefficient for coefficient, _ in self]
         value = circuit.pauli_expectations(strings, coefficients)

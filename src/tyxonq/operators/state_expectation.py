@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum"]
+from ..numerics.dtypes import real_dtype_name
+
+__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation"]
 
 
 def _axis_view(K: Any, vector: Any, n: int, qubit: int) -> Any:
@@ -135,4 +137,59 @@ def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
     for mask, diagonal in cache[dtype]:
         term = _flip(K, diagonal * state, n, mask)
         total = term if total is None else total + term
+    return total
+
+
+def _expectation_groups(K: Any, hamiltonian: Any, dtype: str) -> list[tuple[tuple[int, ...], str, Any]]:
+    """:func:`pauli_groups` prepared for :func:`stack_expectation` (cached per backend and dtype):
+    ``(mask, "diagonal", real D)`` for the group flipping nothing (a Hermitian sum's diagonal is
+    real), ``(mask, "pair", c)`` for a group flipping one qubit with a constant diagonal ``c``,
+    ``(mask, "general", D)`` for the others."""
+    cache = hamiltonian._backend_cache.setdefault(K, {})
+    key = ("expectation groups", dtype)
+    if key not in cache:
+        groups = []
+        for mask, diagonal in pauli_groups(hamiltonian):
+            if not mask and not diagonal.imag.any():
+                groups.append((mask, "diagonal", K.constant(diagonal.real, real_dtype_name(dtype))))
+            elif len(mask) == 1 and np.all(diagonal == diagonal[0]):
+                groups.append((mask, "pair", complex(diagonal[0])))
+            else:
+                groups.append((mask, "general", K.constant(diagonal, dtype)))
+        cache[key] = groups
+    return cache[key]
+
+
+def stack_expectation(K: Any, stack: Any, hamiltonian: Any) -> Any:
+    """``<psi_b|H|psi_b>`` (complex) for every row of a ``(batch, 2^n)`` stack of states, without
+    forming ``H|psi>``: the group of diagonal terms through the probabilities (one matmul), a
+    group flipping one qubit ``q`` with a constant diagonal ``c`` (such as ``c X_q``) as
+    ``2c Re sum conj(a_0) a_1`` over the state's halves at ``q``, any other group as
+    ``sum conj(flip(psi)) D psi``.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> plus = np.full((1, 4), 0.5, dtype=complex)  # |++>
+    >>> np.round(stack_expectation(K, plus, tq.hamiltonians.tfim(2)).real, 12).tolist()
+    [-2.0]
+    """
+    n = hamiltonian.n_qubits
+    if n > GROUPED_QUBITS:
+        return K.sum(K.conj(stack) * apply_pauli_sum(K, stack, hamiltonian), axis=-1)
+    total = None
+    probabilities = None
+    for mask, kind, data in _expectation_groups(K, hamiltonian, K._dtype_name(K.dtype_of(stack))):
+        if kind == "diagonal":
+            if probabilities is None:
+                probabilities = K.real(K.conj(stack) * stack)
+            value = K.matmul(probabilities, data)
+        elif kind == "pair":
+            halves = K.reshape(stack, (-1, 2 ** mask[0], 2, 2 ** (n - mask[0] - 1)))
+            overlap = K.einsum("bij,bij->b", K.conj(halves[:, :, 0, :]), halves[:, :, 1, :])
+            value = (2 * data) * K.real(overlap)
+        else:
+            value = K.sum(K.conj(_flip(K, stack, n, mask)) * (data * stack), axis=-1)
+        total = value if total is None else total + value
     return total

@@ -34,10 +34,12 @@ def operation_lanes(operations: Sequence[Operation]) -> int | None:
     return counts.pop() if counts else None
 
 
-def stacks_states(apply_observable: Any) -> Any:
+def stacks_states(apply_observable: Any, expectation: Any = None) -> Any:
     """Mark ``apply_observable(K, state)`` as acting row by row on a stack of states
-    ``(batch, 2^n)`` too (batched circuits then apply it once to all their states)."""
+    ``(batch, 2^n)`` too (batched circuits then apply it once to all their states);
+    ``expectation(K, stack)``, if given, returns every row's ``<psi|O|psi>`` directly."""
     apply_observable.stacks_states = True
+    apply_observable.stack_expectation = expectation
     return apply_observable
 
 
