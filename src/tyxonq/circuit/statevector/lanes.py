@@ -91,8 +91,12 @@ def _diagonal_of(K: Any, matrix: Any) -> Any:
 def _lane_identity(K: Any, count: int, size: int, diagonal: bool) -> Any:
     """``count`` identities of a ``size``-dimensional space (their diagonals if ``diagonal``)."""
     shape = (count, size) if diagonal else (count, size, size)
-    eye = np.ones(size, complex) if diagonal else np.eye(size, dtype=complex)
-    return backend_constant(K, ("lane identity",) + shape, lambda: np.broadcast_to(eye, shape).copy())
+
+    def build() -> np.ndarray:
+        eye = np.ones(size, complex) if diagonal else np.eye(size, dtype=complex)
+        return np.broadcast_to(eye, shape).copy()
+
+    return backend_constant(K, ("lane identity",) + shape, build)
 
 
 def _embedded(K: Any, matrix: Any, inner: tuple[int, ...], size: int, max_ndim: int) -> Any:
