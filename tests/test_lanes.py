@@ -16,9 +16,9 @@ from reference import PARAMETRISED, apply, random_hermitian, reference_expectati
 from test_circuit import PRECISIONS, add_operations, random_circuits, tolerance
 from tyxonq.circuit.statevector.lanes import lane_state
 from tyxonq.circuit.statevector.placement import apply_placed, place
-from tyxonq.operators.state_expectation import stack_expectation
 from tyxonq.numerics import VectorizationFallbackWarning
 from tyxonq.numerics.lanes import Lanes, LanesError, lane_arguments
+from tyxonq.operators.state_expectation import stack_expectation
 
 LANE_BACKENDS = ("numpy", "cupynumeric", "cupynumeric-logic")
 
