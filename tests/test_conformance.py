@@ -160,11 +160,21 @@ def test_svd_reconstructs_and_matches_singular_values(K, dtype, wide):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_svd_full_matrices_is_unitary(K, dtype):
     a = inputs(dtype)["W"]  # 3 x 4
-    u, s, vh = (K.to_numpy(x) for x in K.svd(K.asarray(a)))
+    u, s, vh = (K.to_numpy(x) for x in K.svd(K.asarray(a), full_matrices=True))
     tol = tolerance(dtype) * 10
     assert u.shape == (3, 3) and vh.shape == (4, 4)
     np.testing.assert_allclose(vh @ vh.conj().T, np.eye(4), atol=tol)
     np.testing.assert_allclose((u * s) @ vh[:3], a, atol=tol)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_svd_defaults_to_the_reduced_factors(K, wide):
+    """As upstream TyxonQ's backends and tensorcircuit: ``K.svd(a)`` is ``full_matrices=False``."""
+    a = inputs("complex128")["W"]  # 3 x 4
+    a = a if wide else a.T
+    u, s, vh = (K.to_numpy(x) for x in K.svd(K.asarray(a)))
+    assert u.shape == (a.shape[0], 3) and s.shape == (3,) and vh.shape == (3, a.shape[1])
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

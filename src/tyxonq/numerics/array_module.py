@@ -227,7 +227,7 @@ class ArrayModuleBackend(BackendBase):
         return self.xp.log2(x)
 
     # -- linear algebra ------------------------------------------------------------------------
-    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    def svd(self, a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
         return tuple(self.xp.linalg.svd(a, full_matrices=full_matrices))
 
     def svd_split(self, a: Any, rank: Callable[[Any, int], int]) -> tuple[Any, Any, Any]:

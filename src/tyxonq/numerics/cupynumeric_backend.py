@@ -135,7 +135,7 @@ class CuPyNumericBackend(ArrayModuleBackend):
                 raise
             return super().reshape(super().reshape(x, (x.size,)), shape)
 
-    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    def svd(self, a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
         """SVD; a wide matrix (cuPyNumeric's own needs rows >= columns) through its adjoint:
         ``A^H = V S U^H``."""
         a = self.asarray(a)

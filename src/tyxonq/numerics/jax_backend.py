@@ -158,7 +158,7 @@ class JaxBackend(ArrayModuleBackend):
             return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
         return super().available_memory()
 
-    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    def svd(self, a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
         """SVD; the reduced one (``full_matrices=False``) differentiates with broadened
         denominators at degenerate singular values (:mod:`tyxonq.numerics.svd_gradient`)."""
         if full_matrices:

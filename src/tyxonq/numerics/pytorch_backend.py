@@ -492,7 +492,7 @@ class PyTorchBackend(BackendBase):
         return self.torch.log2(self._floating(x))
 
     # -- linear algebra ------------------------------------------------------------------------
-    def svd(self, a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    def svd(self, a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
         """SVD; the reduced one (``full_matrices=False``) differentiates with broadened
         denominators at degenerate singular values (:mod:`tyxonq.numerics.svd_gradient`)."""
         a = self._floating(a)
