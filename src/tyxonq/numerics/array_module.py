@@ -17,6 +17,7 @@ from .capabilities import BackendCapabilities
 from .compositions import kron_by_broadcasting
 from .expm import expm_pade13
 from .svd_gradient import choose_rank
+from .higher_order import finite_difference_hessian, finite_difference_jacobian
 from .vectorize import lane_vmap
 
 __all__ = ["ArrayModuleBackend", "einsum_index_count"]
@@ -343,6 +344,32 @@ class ArrayModuleBackend(BackendBase):
         True
         """
         return finite_difference_value_and_grad(self, fn, argnums, has_aux)
+
+    def jacobian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Jacobian by central differences, shape ``output.shape + argument.shape``
+        (see :mod:`tyxonq.numerics.higher_order` for steps and conventions).
+
+        Examples
+        --------
+        >>> from tyxonq.numerics import NumpyBackend
+        >>> K = NumpyBackend()
+        >>> jac = K.jacobian(lambda x: K.stack([x[0] * x[1], K.sin(x[0])]))(K.asarray([0.0, 2.0]))
+        >>> np.round(jac, 8).tolist()
+        [[2.0, 0.0], [1.0, 0.0]]
+        """
+        return finite_difference_jacobian(self, fn, argnums)
+
+    def hessian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Hessian (real scalar ``fn`` of real arguments) by central second differences.
+
+        Examples
+        --------
+        >>> from tyxonq.numerics import NumpyBackend
+        >>> K = NumpyBackend()
+        >>> np.round(K.hessian(lambda x: K.sum(x ** 3))(K.asarray([1.0, 2.0])), 5).tolist()
+        [[6.0, 0.0], [0.0, 12.0]]
+        """
+        return finite_difference_hessian(self, fn, argnums)
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Batch ``fn`` through lanes, looping where it cannot run on them (see :func:`lane_vmap`)."""

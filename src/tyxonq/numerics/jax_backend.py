@@ -23,6 +23,7 @@ import numpy as np
 
 from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
+from .higher_order import autograd_hessian, autograd_jacobian
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
 from .persistent_cache import configure_jax
@@ -211,14 +212,39 @@ class JaxBackend(ArrayModuleBackend):
         def transform(checked: Callable, nums: Any, aux: bool) -> Callable:
             return self.jax.value_and_grad(checked, argnums=nums, has_aux=aux)
 
-        def prepare(argument: Any) -> Any:
-            return self.cast(argument, self._differentiable_dtype(self.asarray(argument)))
-
         def conjugated(grads: Any) -> Any:
             return self.jax.tree_util.tree_map(
                 lambda g: self.xp.conj(g) if self.is_complex(g) else g, grads)
 
-        return autograd_value_and_grad(self, fn, argnums, has_aux, transform, prepare, conjugated)
+        return autograd_value_and_grad(self, fn, argnums, has_aux, transform, self._prepared, conjugated)
+
+    def jacobian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Jacobian by ``jax.jacrev`` (shape ``output.shape + argument.shape``; for a
+        complex argument ``df/dRe z + 1j df/dIm z``, through its real and imaginary parts).
+
+        Examples
+        --------
+        >>> K = JaxBackend()
+        >>> K.jacobian(lambda x: x ** 2)(K.asarray([1.0, 3.0])).tolist()
+        [[2.0, 0.0], [0.0, 6.0]]
+        """
+        return autograd_jacobian(self, fn, argnums, self.jax.jacrev, self._prepared)
+
+    def hessian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Hessian by ``jax.hessian`` (forward over reverse; a real scalar ``fn`` of real
+        arguments).
+
+        Examples
+        --------
+        >>> K = JaxBackend()
+        >>> K.hessian(lambda x: K.sum(x ** 3))(K.asarray([1.0, 2.0])).tolist()
+        [[6.0, 0.0], [0.0, 12.0]]
+        """
+        return autograd_hessian(self, fn, argnums, self.jax.hessian, self._prepared)
+
+    def _prepared(self, argument: Any) -> Any:
+        """A differentiated argument as a floating array."""
+        return self.cast(argument, self._differentiable_dtype(self.asarray(argument)))
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Vectorise ``fn`` with ``jax.vmap``."""

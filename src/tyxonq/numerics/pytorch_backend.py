@@ -16,6 +16,7 @@ import numpy as np
 
 from .array_module import einsum_index_count
 from .autodiff import autograd_value_and_grad
+from .higher_order import autograd_hessian, autograd_jacobian
 from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
@@ -680,6 +681,30 @@ class PyTorchBackend(BackendBase):
             return value_first
 
         return autograd_value_and_grad(self, fn, argnums, has_aux, transform, self._floating)
+
+    def jacobian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Jacobian by ``torch.func.jacrev`` (shape ``output.shape + argument.shape``;
+        conventions in :mod:`tyxonq.numerics.higher_order`).
+
+        Examples
+        --------
+        >>> K = PyTorchBackend()
+        >>> K.jacobian(lambda x: x ** 2)(K.asarray([1.0, 3.0])).tolist()
+        [[2.0, 0.0], [0.0, 6.0]]
+        """
+        return autograd_jacobian(self, fn, argnums, self.torch.func.jacrev, self._floating)
+
+    def hessian(self, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+        """``fn``'s Hessian by ``torch.func.hessian`` (forward over reverse; a real scalar ``fn``
+        of real arguments).
+
+        Examples
+        --------
+        >>> K = PyTorchBackend()
+        >>> K.hessian(lambda x: K.sum(x ** 3))(K.asarray([1.0, 2.0])).tolist()
+        [[6.0, 0.0], [0.0, 12.0]]
+        """
+        return autograd_hessian(self, fn, argnums, self.torch.func.hessian, self._floating)
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Vectorise ``fn`` with ``torch.func.vmap``."""
