@@ -16,8 +16,8 @@ from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .compositions import kron_by_broadcasting
 from .expm import expm_pade13
-from .svd_gradient import choose_rank
 from .higher_order import finite_difference_hessian, finite_difference_jacobian
+from .svd_gradient import choose_rank
 from .vectorize import lane_vmap
 
 __all__ = ["ArrayModuleBackend", "einsum_index_count"]

@@ -23,9 +23,9 @@ import numpy as np
 
 from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
-from .higher_order import autograd_hessian, autograd_jacobian
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
+from .higher_order import autograd_hessian, autograd_jacobian
 from .persistent_cache import configure_jax
 from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 

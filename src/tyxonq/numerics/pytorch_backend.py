@@ -16,10 +16,10 @@ import numpy as np
 
 from .array_module import einsum_index_count
 from .autodiff import autograd_value_and_grad
-from .higher_order import autograd_hessian, autograd_jacobian
 from .base import BackendBase
 from .capabilities import BackendCapabilities
 from .errors import BackendNotInstalledError, DeviceNotAvailableError
+from .higher_order import autograd_hessian, autograd_jacobian
 from .svd_gradient import choose_rank, split_cotangent, svd_cotangent
 
 __all__ = ["PyTorchBackend", "TORCH_INSTALL_HINT"]
