@@ -24,7 +24,7 @@ from .circuit import (
     set_plan_cache,
     use_contractor,
 )
-from .gradients import grad, gradient_method, value_and_grad
+from .gradients import grad, gradient_method, hessian, jacobian, value_and_grad
 from .noise import NoiseModel, channels
 from .numerics import (
     ArrayBackend,
@@ -74,6 +74,8 @@ __all__ = [
     "use_backend",
     "value_and_grad",
     "grad",
+    "jacobian",
+    "hessian",
     "gradient_method",
     "vmap",
     "vectorize_or_fallback",

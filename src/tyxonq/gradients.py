@@ -27,7 +27,7 @@ from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
 from .numerics.lanes import Lanes, LanesError
 
-__all__ = ["value_and_grad", "grad", "gradient_method", "GRADIENT_METHODS"]
+__all__ = ["value_and_grad", "grad", "jacobian", "hessian", "gradient_method", "GRADIENT_METHODS"]
 
 GRADIENT_METHODS = ("autograd", "adjoint", "parameter-shift", "finite-difference")
 
@@ -69,23 +69,12 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     [-0.272192, -0.744051]
     """
     normalize_argnums(argnums)
-    if method is not None and method not in GRADIENT_METHODS:
-        raise ValueError(f"method={method!r} must be one of {GRADIENT_METHODS}")
+    _check_method(method)
 
     @functools.wraps(fn)
     def transformed(*args: Any, **kwargs: Any) -> Any:
         K = backend if backend is not None else get_backend()
-        chosen = method or _default_method(K)
-        if chosen == "autograd" and K.capabilities.autodiff != "autograd":
-            raise ValueError(
-                f"method='autograd' needs a backend with autograd (pytorch); the {K.name} backend "
-                "differentiates with 'adjoint', 'parameter-shift' or 'finite-difference'"
-            )
-        if chosen == "finite-difference" and K.capabilities.autodiff != "finite-difference":
-            raise ValueError(
-                f"method='finite-difference' runs on the numpy or cupynumeric backends; the "
-                f"{K.name} backend has exact autograd"
-            )
+        chosen = _chosen_method(K, method)
         if chosen == "finite-difference":
             return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
         if chosen == "autograd" or K.capabilities.gradient_nodes:
@@ -94,6 +83,116 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
         return _traced_value_and_grad(K, fn, argnums, has_aux, chosen, args, kwargs)
 
     return transformed
+
+
+def _chosen_method(K: Any, method: str | None) -> str:
+    """``method`` (or the backend's default), checked against what the backend can do."""
+    chosen = method or _default_method(K)
+    if chosen == "autograd" and K.capabilities.autodiff != "autograd":
+        raise ValueError(
+            f"method='autograd' needs a backend with autograd (pytorch, jax); the {K.name} backend "
+            "differentiates with 'adjoint', 'parameter-shift' or 'finite-difference'"
+        )
+    if chosen == "finite-difference" and K.capabilities.autodiff != "finite-difference":
+        raise ValueError(
+            f"method='finite-difference' runs on the numpy or cupynumeric backends; the "
+            f"{K.name} backend has exact autograd"
+        )
+    return chosen
+
+
+def jacobian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = None,
+             backend: Any = None) -> Callable[..., Any]:
+    """The Jacobian of an objective's outputs (an array of expectation values, per-term energies,
+    ...), exact on every backend; shape ``output.shape + argument.shape``.
+
+    The method is chosen as for :func:`value_and_grad`: on NumPy and cuPyNumeric the parameters
+    are traced (each expectation value differentiated by one adjoint sweep, or by parameter
+    shift), on PyTorch and JAX :meth:`~tyxonq.numerics.protocol.ArrayBackend.jacobian` (reverse
+    mode through the simulator: its batched vector-Jacobian products cannot run the host-side
+    adjoint nodes); ``method="finite-difference"`` on request.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> def terms(t):
+    ...     c = tq.Circuit(2).ry(0, t[0]).cx(0, 1).rx(1, t[1])
+    ...     return c.pauli_expectations(["ZI", "IZ"])
+    >>> with tq.use_backend("numpy"):
+    ...     J = tq.jacobian(terms)(np.array([0.3, 0.2]))
+    >>> np.round(J, 6).tolist()
+    [[-0.29552, 0.0], [-0.289629, -0.189796]]
+    """
+    normalize_argnums(argnums)
+    _check_method(method)
+
+    @functools.wraps(fn)
+    def transformed(*args: Any, **kwargs: Any) -> Any:
+        K = backend if backend is not None else get_backend()
+        chosen = _chosen_method(K, method)
+        if chosen == "finite-difference" or K.capabilities.autodiff == "autograd":
+            with gradient_method("autograd"):  # the library's transform through the simulator
+                return K.jacobian(fn, argnums)(*args, **kwargs)
+        output, values, total, single = _traced_call(K, fn, argnums, chosen, args, kwargs, False)
+        rows = _output_duals(K, output, total)
+        table = np.stack([dual.gradient for dual in rows.reshape(-1)]) if rows.size else np.zeros((0, total))
+        blocks, offset = [], 0
+        for value in values:
+            block = table[:, offset: offset + value.size].reshape(rows.shape + value.shape)
+            dtype = K.dtype if np.iscomplexobj(block) else K.real_dtype
+            blocks.append(K.asarray(block, dtype))
+            offset += value.size
+        return blocks[0] if single else tuple(blocks)
+
+    return transformed
+
+
+def hessian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = None,
+            backend: Any = None) -> Callable[..., Any]:
+    """The Hessian of a real scalar objective, exact on every backend (for small parameter
+    counts); shape ``argument.shape * 2`` (nested blocks ``[i][j]`` for a tuple of ``argnums``).
+
+    On NumPy and cuPyNumeric the parameters are traced to second order: each expectation value's
+    second derivatives with respect to its gate angles come from the shift rule applied to its
+    exact angle gradient (``2`` adjoint sweeps per angle, ``4`` for controlled rotations; with
+    ``method="parameter-shift"`` shifted evaluations throughout) and are chained into the
+    parameters with the classical processing around them. On PyTorch and JAX it is
+    :meth:`~tyxonq.numerics.protocol.ArrayBackend.hessian` (forward over reverse autodiff).
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> energy = lambda t: tq.Circuit(1).rx(0, t[0]).ry(0, 2 * t[1]).expectation_ps(z=[0])
+    >>> with tq.use_backend("numpy"):
+    ...     H = tq.hessian(energy)(np.array([0.3, 0.2]))
+    >>> np.round(H, 6).tolist()  # of cos(t0) cos(2 t1)
+    [[-0.879923, 0.230162], [0.230162, -3.519693]]
+    """
+    normalize_argnums(argnums)
+    _check_method(method)
+
+    @functools.wraps(fn)
+    def transformed(*args: Any, **kwargs: Any) -> Any:
+        K = backend if backend is not None else get_backend()
+        chosen = _chosen_method(K, method)
+        if chosen == "finite-difference" or K.capabilities.autodiff == "autograd":
+            with gradient_method("autograd"):  # the library's transform through the simulator
+                return K.hessian(fn, argnums)(*args, **kwargs)
+        output, values, total, single = _traced_call(K, fn, argnums, chosen, args, kwargs, True)
+        result = _scalar_dual(K, output, total)
+        table = np.zeros((total, total)) if result.hessian is None else np.real(result.hessian)
+        offsets = np.cumsum([0] + [value.size for value in values])
+        blocks = [[K.asarray(table[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]].reshape(
+                       values[i].shape + values[j].shape), K.real_dtype)
+                   for j in range(len(values))] for i in range(len(values))]
+        return blocks[0][0] if single else tuple(tuple(row) for row in blocks)
+
+    return transformed
+
+
+def _check_method(method: str | None) -> None:
+    if method is not None and method not in GRADIENT_METHODS:
+        raise ValueError(f"method={method!r} must be one of {GRADIENT_METHODS}")
 
 
 def grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
@@ -118,8 +217,11 @@ def grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     return gradient
 
 
-def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux: bool,
-                           method: str, args: tuple, kwargs: dict) -> Any:
+def _traced_call(K: Any, fn: Callable[..., Any], argnums: Any, method: str, args: tuple,
+                 kwargs: dict, second_order: bool) -> tuple[Any, list[np.ndarray], int, bool]:
+    """``fn`` called with the ``argnums`` arguments traced (:class:`Dual` numbers, with Hessians
+    for ``second_order``) under ``method``: its output, the arguments' host values, their total
+    size, and whether ``argnums`` was one int."""
     nums, single = normalize_argnums(argnums)
     check_argnums_in_range(nums, len(args))
     values = []
@@ -136,11 +238,17 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     total = sum(v.size for v in values)
     traced_args, offset = list(args), 0
     for a, value in zip(nums, values):
-        traced = traced_array(value, offset, total)
+        traced = traced_array(value, offset, total, second_order)
         traced_args[a] = traced.item() if traced.shape == () else traced
         offset += value.size
     with gradient_method(method):
         output = fn(*traced_args, **kwargs)
+    return output, values, total, single
+
+
+def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux: bool,
+                           method: str, args: tuple, kwargs: dict) -> Any:
+    output, values, total, single = _traced_call(K, fn, argnums, method, args, kwargs, False)
     result, aux = split_value_and_aux(output, has_aux)
     result = _scalar_dual(K, result, total)
     gradients, offset = [], 0
@@ -151,6 +259,28 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     scalar = K.asarray(float(result.value), K.real_dtype)
     output_value = (scalar, _untraced(K, aux)) if has_aux else scalar
     return output_value, gradients[0] if single else tuple(gradients)
+
+
+def _output_duals(K: Any, output: Any, total: int) -> np.ndarray:
+    """A traced objective's outputs as an object array of Duals (constants get zero gradients)."""
+    if isinstance(output, (dict, str)) or output is None:
+        raise TypeError(f"jacobian needs fn to return an array or a number; it returned "
+                        f"{type(output).__name__}")
+    if not isinstance(output, (Dual, np.ndarray, list, tuple)) and K.is_array(output):
+        output = np.asarray(K.to_numpy(output))  # a constant on the backend
+    array = np.empty(np.shape(output) if not isinstance(output, Dual) else (), dtype=object)
+    flat = [output] if isinstance(output, Dual) else list(np.asarray(output, dtype=object).reshape(-1))
+    cells = array.reshape(-1)
+    for i, item in enumerate(flat):
+        if isinstance(item, Dual):
+            cells[i] = item
+        elif isinstance(item, (int, float, complex, np.number)):
+            cells[i] = Dual(item, np.zeros(total))
+        else:
+            raise TracingError(f"fn returned {type(item).__name__} among its outputs, which carries no "
+                               "gradient; with exact methods return expectation values (or arithmetic on "
+                               "them)")
+    return array
 
 
 def _scalar_dual(K: Any, result: Any, total: int) -> Dual:
@@ -170,7 +300,8 @@ def _scalar_dual(K: Any, result: Any, total: int) -> Dual:
     if np.iscomplexobj(result.value) and np.imag(result.value) != 0:
         raise TypeError("value_and_grad needs fn to return a real scalar; it returned a complex "
                         "value. Return its real part")
-    return Dual(float(np.real(result.value)), np.real(result.gradient))
+    return Dual(float(np.real(result.value)), np.real(result.gradient),
+                None if result.hessian is None else np.real(result.hessian))
 
 
 def _untraced(K: Any, tree: Any) -> Any:

@@ -43,7 +43,8 @@ def plain_operations(operations: list[Operation]) -> list[Operation]:
 def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
                        apply_observable: Callable[[Any, Any], Any],
                        requests: Callable[[Any], list] | None = None) -> Dual:
-    """A real expectation of a circuit with traced angles, as a Dual.
+    """A real expectation of a circuit with traced angles, as a Dual (with its Hessian when the
+    angles carry one: the shift rule applied to the exact angle gradient, :func:`_angle_hessian`).
 
     ``evaluate(plain_circuit)`` computes the value of a circuit without traced angles;
     ``apply_observable(K, state)`` applies the (Hermitian) observable to a state vector;
@@ -59,27 +60,35 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     wanted = _wanted(slots)
     contractions = requests(plain) if requests is not None else None
     if contractions is not None and uses_contraction(K, plain, contractions):
-        values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
-                                                      contractions, wanted, len(slots))
-        value, angle_gradients = float(np.real(values.sum())), np.real(gradients.sum(axis=0))
+        def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
+            values, gradients = value_and_angle_gradients(K, c._operations, c._input_array(K),
+                                                          contractions, wanted, len(slots))
+            return float(np.real(values.sum())), np.real(gradients.sum(axis=0))
     else:
         n = plain.num_qubits
         require_memory(K, 3 * 2 ** n, f"the adjoint sweep over {n} qubits (three state vectors)",
                        _SWEEP_HINT)
-        value, angle_gradients = adjoint_sweep(K, plain._operations, n, plain._input_array(K),
-                                               apply_observable, wanted, len(slots))
-    return Dual(value, np.asarray(angle_gradients, dtype=float) @ _chain(slots))
+
+        def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
+            value, gradient = adjoint_sweep(K, c._operations, n, c._input_array(K), apply_observable,
+                                            wanted, len(slots))
+            return value, np.asarray(gradient, dtype=float)
+    value, angle_gradients = value_and_gradient(plain)
+    hessian = _angle_hessian(plain, slots, lambda c: value_and_gradient(c)[1]) if _second_order(slots) else None
+    return _chained(value, angle_gradients, hessian, slots)
 
 
 def parameter_shift_dual(circuit: Any, evaluate: Callable[[Any], Any]) -> Dual:
-    """A real result of a circuit with traced angles, as a Dual whose gradient comes from
-    shifted evaluations: ``evaluate(plain_circuit)`` computes the result of a circuit without
-    traced angles (any simulator)."""
+    """A real result of a circuit with traced angles, as a Dual whose gradient (and Hessian, by
+    the shift rule applied twice) comes from shifted evaluations: ``evaluate(plain_circuit)``
+    computes the result of a circuit without traced angles (any simulator)."""
     plain = circuit._with_operations(plain_operations(circuit._operations))
     K = get_backend()
     slots = _slots(circuit)
-    value = float(K.to_numpy(evaluate(plain)))
-    return Dual(value, np.asarray(_parameter_shift(K, plain, slots, evaluate), dtype=float) @ _chain(slots))
+    scalar = lambda c: float(K.to_numpy(evaluate(c)))  # noqa: E731
+    gradient_of = lambda c: np.asarray(_shift_rule(c, slots, scalar), dtype=float)  # noqa: E731
+    hessian = _angle_hessian(plain, slots, gradient_of) if _second_order(slots) else None
+    return _chained(scalar(plain), gradient_of(plain), hessian, slots)
 
 
 def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callable[[Any], Any],
@@ -93,15 +102,21 @@ def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callab
     plain = circuit._with_operations(plain_operations(circuit._operations))
     K = get_backend()
     slots = _slots(circuit)
-    chain = _chain(slots)
     if active_gradient_method() == "adjoint":
         contractions = requests(plain)
-        values, gradients = value_and_angle_gradients(K, plain._operations, plain._input_array(K),
-                                                      contractions, _wanted(slots), len(slots))
-        values, gradients = np.real(values), np.real(gradients)
+
+        def values_and_gradients(c: Any) -> tuple[np.ndarray, np.ndarray]:
+            values, gradients = value_and_angle_gradients(K, c._operations, c._input_array(K),
+                                                          contractions, _wanted(slots), len(slots))
+            return np.real(values), np.real(gradients)
+        values, gradients = values_and_gradients(plain)
+        hessians = (_angle_hessian(plain, slots, lambda c: values_and_gradients(c)[1])
+                    if _second_order(slots) else None)
         if weights is not None:
-            return Dual(float(weights @ values), (weights @ gradients) @ chain)
-        return [Dual(float(value), gradient @ chain) for value, gradient in zip(values, gradients)]
+            return _chained(float(weights @ values), weights @ gradients,
+                            None if hessians is None else np.tensordot(weights, hessians, axes=1), slots)
+        return [_chained(float(value), gradient, None if hessians is None else hessians[t], slots)
+                for t, (value, gradient) in enumerate(zip(values, gradients))]
     if weights is None:
         raise TracingError("parameter-shift gradients of several terms need their weights "
                            "(coefficients=...); or use method='adjoint'")
@@ -145,18 +160,49 @@ def _chain(slots: list) -> np.ndarray:
     return chain
 
 
-def _parameter_shift(K: Any, plain: Any, slots: list, evaluate: Callable) -> list[float]:
+def _second_order(slots: list) -> bool:
+    return any(angle.hessian is not None for _, _, angle in slots)
+
+
+def _chained(value: float, angle_gradient: np.ndarray, angle_hessian: np.ndarray | None,
+             slots: list) -> Dual:
+    """The Dual of a result from its derivatives with respect to the traced angles: the chain
+    rule into the parameters (``H = J^T H_angles J + sum_k g_k H_k`` for second order)."""
+    chain = _chain(slots)
+    gradient = np.asarray(angle_gradient, dtype=float) @ chain
+    if angle_hessian is None:
+        return Dual(value, gradient)
+    size = chain.shape[1]
+    hessian = chain.T @ angle_hessian @ chain
+    for g, (_, _, angle) in zip(angle_gradient, slots):
+        if angle.hessian is not None:
+            hessian = hessian + g * np.real(angle.hessian)
+    return Dual(value, gradient, hessian.reshape(size, size))
+
+
+def _angle_hessian(plain: Any, slots: list, gradient_of: Callable[[Any], np.ndarray]) -> np.ndarray:
+    """Second derivatives with respect to the traced angles, ``(..., slots, slots)``: the shift
+    rule applied to the exact angle gradient ``gradient_of(plain_circuit)`` (exact: a result is
+    a trigonometric polynomial of degree one in each shift-rule angle, and so are its
+    derivatives), symmetrised."""
+    columns = np.stack(_shift_rule(plain, slots, gradient_of), axis=-1)
+    return (columns + np.swapaxes(columns, -1, -2)) / 2
+
+
+def _shift_rule(plain: Any, slots: list, evaluate: Callable[[Any], Any]) -> list[Any]:
+    """Per traced angle, its derivative of ``evaluate(circuit)`` (a number or an array) by the
+    two- or four-term shift rule."""
     operations = plain._operations
     results = []
     for k, j, _ in slots:
         op = operations[k]
 
-        def shifted(delta: float, op: Operation = op, k: int = k, j: int = j) -> float:
+        def shifted(delta: float, op: Operation = op, k: int = k, j: int = j) -> Any:
             params = list(op.params)
             params[j] = params[j] + delta
             changed = list(operations)
             changed[k] = replace(op, params=tuple(params))
-            return float(K.to_numpy(evaluate(plain._with_operations(changed))))
+            return evaluate(plain._with_operations(changed))
 
         half = math.pi / 2
         if op.gate in TWO_TERM_SHIFT:
