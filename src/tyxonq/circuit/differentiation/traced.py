@@ -74,7 +74,9 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
                                             wanted, len(slots))
             return value, np.asarray(gradient, dtype=float)
     value, angle_gradients = value_and_gradient(plain)
-    hessian = _angle_hessian(plain, slots, lambda c: value_and_gradient(c)[1]) if _second_order(slots) else None
+    hessian = None
+    if _second_order(slots):
+        hessian = _angle_hessian(plain, slots, lambda c: value_and_gradient(c)[1])
     return _chained(value, angle_gradients, hessian, slots)
 
 

@@ -87,7 +87,8 @@ class Dual:
     >>> z = x * y + x.sin()
     >>> round(float(z.value), 6), np.round(z.gradient, 6).tolist()
     (6.909297, [2.583853, 2.0])
-    >>> x2, y2 = Dual(2.0, np.array([1.0, 0.0]), np.zeros((2, 2))), Dual(3.0, np.array([0.0, 1.0]), np.zeros((2, 2)))
+    >>> x2 = Dual(2.0, np.array([1.0, 0.0]), np.zeros((2, 2)))
+    >>> y2 = Dual(3.0, np.array([0.0, 1.0]), np.zeros((2, 2)))
     >>> np.round((x2 * x2 * y2).hessian, 6).tolist()  # of x^2 y
     [[6.0, 4.0], [4.0, 0.0]]
     """
