@@ -10,7 +10,7 @@ Examples
 
 from __future__ import annotations
 
-from . import circuit, gradients, mitigation, noise, numerics, operators, optimize, templates
+from . import circuit, geometry, gradients, mitigation, noise, numerics, operators, optimize, templates
 from .circuit import (
     Circuit,
     DensityMatrixCircuit,
@@ -24,6 +24,7 @@ from .circuit import (
     set_plan_cache,
     use_contractor,
 )
+from .geometry import fubini_study_metric, quantum_geometric_tensor
 from .gradients import grad, gradient_method, hessian, jacobian, value_and_grad
 from .noise import NoiseModel, channels
 from .numerics import (
@@ -76,6 +77,9 @@ __all__ = [
     "grad",
     "jacobian",
     "hessian",
+    "quantum_geometric_tensor",
+    "fubini_study_metric",
+    "geometry",
     "gradient_method",
     "vmap",
     "vectorize_or_fallback",

@@ -22,7 +22,7 @@ from .placement import apply_placed, place
 from .products import backend_constant
 from .sweep import SweepBlock, bind_matrices, sweep_program
 
-__all__ = ["operation_lanes", "lane_matrices", "lane_state", "stacks_states"]
+__all__ = ["operation_lanes", "lane_matrices", "lane_state", "sweep_lanes", "stacks_states"]
 
 
 def operation_lanes(operations: Sequence[Operation]) -> int | None:
@@ -184,9 +184,16 @@ def lane_state(K: Any, num_qubits: int, operations: Sequence[Operation], lanes: 
     >>> np.round(lane_state(K, 2, ops, 2).real, 6).tolist()
     [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
     """
+    return sweep_lanes(K, num_qubits, operations, lane_matrices(K, operations, lanes), lanes, state)
+
+
+def sweep_lanes(K: Any, num_qubits: int, operations: Sequence[Operation], matrices: Sequence[Any],
+                lanes: int, state: Any = None) -> Any:
+    """The ``(lanes, 2^n)`` stack after the operations' sweep program with the given matrices:
+    ``(lanes, 2^k, 2^k)`` for an operation that differs per lane, ``(2^k, 2^k)`` for one shared
+    by all (``state``: one input state for every lane, ``None`` for ``|0...0>``)."""
     max_ndim = K.capabilities.max_ndim
     program = sweep_program(num_qubits, operations, max_ndim)
-    matrices = lane_matrices(K, operations, lanes)
     dimension = 2 ** num_qubits
     if state is None:
         stack = K.concatenate([K.ones((lanes, 1), K.dtype), K.zeros((lanes, dimension - 1), K.dtype)],
