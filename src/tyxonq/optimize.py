@@ -7,9 +7,13 @@ progress bar on long runs (tqdm, when installed; ``progress=False`` turns it off
 the energy changes by less than ``tol`` (or the method's own criterion).
 
 Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; elsewhere one update rule in
-backend arrays, compiled together with the gradient on JAX), and any ``scipy.optimize.minimize``
-method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``, ``"Nelder-Mead"`` ...), which receive
-exact gradients when they use them.
+backend arrays, compiled together with the gradient on JAX); ``"qng"``, the quantum natural
+gradient (steps ``-lr (g + lam I)^-1 grad`` with the Fubini-Study metric ``g`` of the state a
+``circuit`` function prepares, :func:`tyxonq.fubini_study_metric`); ``"newton"``, a trust-region
+Newton method with the exact Hessian (:func:`tyxonq.hessian`; scipy's ``trust-exact``, which
+does not climb to saddles or maxima as plain Newton steps do); and any
+``scipy.optimize.minimize`` method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``,
+``"Nelder-Mead"`` ...), which receive exact gradients when they use them.
 """
 
 from __future__ import annotations
@@ -23,12 +27,15 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from .gradients import value_and_grad
+from .geometry import APPROXIMATIONS, fubini_study_metric
+from .gradients import hessian, value_and_grad
 from .numerics import get_backend
 
-__all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "ObjectiveNotCompiledWarning"]
+__all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "SECOND_ORDER_METHODS",
+           "ObjectiveNotCompiledWarning"]
 
 FIRST_ORDER_METHODS = ("adam", "sgd")
+SECOND_ORDER_METHODS = ("qng", "newton")
 _GRADIENT_FREE = {"cobyla", "cobyqa", "nelder-mead", "powell"}
 
 
@@ -89,7 +96,9 @@ def _progress(total: int, enabled: bool, description: str) -> Iterator[Callable[
 def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B", *,
              maxiter: int = 500, tol: float = 1e-10, learning_rate: float = 0.05,
              gradient_method: str | None = None, progress: bool | None = None,
-             jit: bool | None = None, options: dict[str, Any] | None = None) -> OptimizeResult:
+             jit: bool | None = None, options: dict[str, Any] | None = None,
+             circuit: Callable[[Any], Any] | None = None, lam: float = 1e-3,
+             approximation: str | None = None) -> OptimizeResult:
     """Minimise a real objective of one parameter array.
 
     Parameters
@@ -99,14 +108,15 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     x0 : array_like
         Initial parameters.
     method : str
-        ``"adam"``, ``"sgd"``, or a ``scipy.optimize.minimize`` method name.
+        ``"adam"``, ``"sgd"``, ``"qng"``, ``"newton"``, or a ``scipy.optimize.minimize`` method
+        name.
     maxiter : int
         Iteration budget.
     tol : float
         Stop when the objective changes by less than ``tol`` between iterations (first-order
         methods); passed as ``tol`` to scipy.
     learning_rate : float
-        Step size of ``"adam"``/``"sgd"``.
+        Step size of ``"adam"``/``"sgd"``/``"qng"``.
     gradient_method : str, optional
         Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint).
     progress : bool, optional
@@ -117,7 +127,15 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         the backend gets fast (JAX). An objective that cannot be traced runs uncompiled, with one
         :class:`ObjectiveNotCompiledWarning`.
     options : dict, optional
-        Extra options for ``scipy.optimize.minimize``.
+        Extra options for ``scipy.optimize.minimize`` (``"newton"`` included).
+    circuit : callable, optional
+        ``"qng"``: ``circuit(params) -> tq.Circuit``, the state whose metric the steps follow
+        (the objective's ansatz).
+    lam : float
+        ``"qng"``: the regularisation added to the metric's diagonal (``> 0``; the metric is
+        singular wherever a parameter does not move the state).
+    approximation : {None, "block-diag", "diag"}
+        ``"qng"``: the metric's approximation (:func:`tyxonq.fubini_study_metric`).
 
     Examples
     --------
@@ -146,6 +164,15 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         return compiled[key]
 
     gradient = lambda: value_and_grad(objective, method=gradient_method)  # noqa: E731
+    if method_name == "qng":
+        metric = _checked_metric(circuit, lam, approximation)
+        return _natural_gradient(K, made("evaluate", gradient), metric, x0, maxiter, tol, learning_rate,
+                                 lam, progress)
+    if method_name == "newton":
+        second = hessian(objective, method=gradient_method)
+        return _scipy(K, made("objective", lambda: objective), made("evaluate", gradient), x0,
+                      "trust-exact", maxiter, tol, progress, options or {},
+                      lambda x: np.asarray(K.to_numpy(second(K.asarray(x, K.real_dtype))), dtype=np.float64))
     if method_name in FIRST_ORDER_METHODS:
         if K.name == "pytorch":
             return _torch_optimizer(K, made("evaluate", gradient), x0, method_name, maxiter, tol,
@@ -279,8 +306,38 @@ def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str, ma
                              method)
 
 
+def _checked_metric(circuit: Callable | None, lam: float, approximation: str | None) -> Callable:
+    """``metric(x)`` for ``"qng"``, its arguments checked."""
+    if circuit is None or not callable(circuit):
+        raise ValueError("method='qng' needs circuit=: a function of the parameters returning the "
+                         "tq.Circuit whose state the objective measures (its ansatz)")
+    if not lam > 0:
+        raise ValueError(f"lam={lam!r} must be positive: it regularises the metric, which is singular "
+                         "where a parameter does not move the state")
+    if approximation not in APPROXIMATIONS:
+        raise ValueError(f"approximation={approximation!r} must be one of {APPROXIMATIONS}")
+    return lambda x: fubini_study_metric(circuit, x, approximation=approximation)
+
+
+def _natural_gradient(K: Any, evaluate: Callable, metric: Callable, x0: np.ndarray, maxiter: int,
+                      tol: float, learning_rate: float, lam: float, progress: bool) -> OptimizeResult:
+    """Quantum natural gradient descent: ``x <- x - lr (g(x) + lam I)^-1 grad E(x)``."""
+    x = [x0.copy()]
+
+    def step() -> float:
+        value, gradient = evaluate(K.asarray(x[0], K.real_dtype))
+        g = np.asarray(K.to_numpy(metric(K.asarray(x[0], K.real_dtype))), dtype=np.float64)
+        g = g.reshape(x[0].size, x[0].size) + lam * np.eye(x[0].size)
+        direction = np.linalg.solve(g, np.asarray(K.to_numpy(gradient), dtype=np.float64))
+        x[0] = x[0] - learning_rate * direction
+        return float(K.to_numpy(value))
+
+    return _first_order_loop(step, lambda: x[0].copy(), maxiter, tol, progress, "qng")
+
+
 def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
-           maxiter: int, tol: float, progress: bool, options: dict[str, Any]) -> OptimizeResult:
+           maxiter: int, tol: float, progress: bool, options: dict[str, Any],
+           hessian_of: Callable | None = None) -> OptimizeResult:
     from scipy import optimize
 
     result = OptimizeResult(x=x0.copy(), fun=math.inf)
@@ -304,10 +361,17 @@ def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, meth
 
         outcome = optimize.minimize(
             with_gradient if uses_gradient else value_only, x0, method=method,
-            jac=True if uses_gradient else None, tol=tol, callback=callback,
+            jac=True if uses_gradient else None, hess=hessian_of, tol=tol, callback=callback,
             options={"maxiter": maxiter, **options},
         )
     result.converged = bool(outcome.success)
     result.message = str(outcome.message)
+    if hessian_of is not None and not result.converged:
+        # at an exact minimum the trust region's predicted and actual reductions are both
+        # rounding noise, and scipy reports a failure: a vanishing gradient says otherwise
+        norm = float(np.linalg.norm(np.asarray(outcome.jac, dtype=np.float64)))
+        if norm < 1e-8:
+            result.converged = True
+            result.message = f"gradient norm {norm:.1e}: converged to rounding ({result.message})"
     result.x, result.fun = np.asarray(outcome.x, dtype=np.float64), float(outcome.fun)
     return result
