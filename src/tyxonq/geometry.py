@@ -45,9 +45,10 @@ def quantum_geometric_tensor(circuit_fn: Callable[[Any], Circuit], params: Any, 
     params : array_like
         Real parameters.
     approximation : {None, "block-diag", "diag"}
-        ``"block-diag"`` keeps only the entries between angles of one layer (a layer ends where
-        a gate touches a qubit that a gate since the layer began has touched), as PennyLane's
-        ``metric_tensor(approx="block-diag")``; ``"diag"`` only each angle's own entry. Either
+        ``"block-diag"`` keeps only the entries between angles of one layer (in circuit order, a
+        parametrised gate joins the current layer unless a gate of that layer lies behind it,
+        through any gates; then it starts the next: PennyLane's
+        ``metric_tensor(approx="block-diag")``); ``"diag"`` only each angle's own entry. Either
         is then chained into the parameters.
     backend : ArrayBackend, optional
         Backend to compute on (default: the active one).
@@ -121,14 +122,15 @@ def _layer_mask(operations: list, slot_operations: list[int], approximation: str
         return np.eye(size)
     traced = set(slot_operations)
     layer_of: dict[int, int] = {}
-    layer, touched, has_angles = 0, set(), False
+    layer = 0
+    carries: dict[int, bool] = {}  # qubit -> whether a gate of the current layer lies behind it
     for k, op in enumerate(operations):
-        qubits = set(op.qubits)
+        behind = any(carries.get(q, False) for q in op.qubits)
         if k in traced:
-            if has_angles and qubits & touched:
-                layer, touched, has_angles = layer + 1, set(), False
-            layer_of[k] = layer
-            has_angles = True
-        touched |= qubits
+            if behind:  # it depends on the current layer: it starts the next one
+                layer, carries = layer + 1, {}
+            layer_of[k], behind = layer, True
+        for q in op.qubits:
+            carries[q] = behind
     layers = np.array([layer_of[k] for k in slot_operations])
     return (layers[:, None] == layers[None, :]).astype(float)

@@ -1,12 +1,12 @@
 """The derivatives of a circuit's state with respect to its gate angles, all in one batched sweep.
 
 ``|d psi / d theta_s> = U_m ... (dU_k / d theta_s) ... U_1 |psi_0>`` for every angle ``s`` (of gate
-``k``) is the circuit with gate ``k`` replaced by its derivative: a batch of circuits that differ
-in one matrix each. They run as the lanes of one sweep (:func:`~tyxonq.circuit.statevector.lanes.
-sweep_lanes`): gate ``k``'s matrix is a stack holding its derivative in lane ``s`` and itself in
-the others, every other gate is shared, and each fused block is one batched matmul over the
-``(angles, 2^n)`` stack. From these and the state come the quantum geometric tensor
-(:mod:`tyxonq.geometry`).
+``k``). One forward sweep over the fused blocks carries the state and a growing stack of
+derivatives: at a block ``B``, the derivatives of the angles inside it are ``dB/dθ_s |psi>``
+(``B`` with its member ``k`` replaced by its derivative, one lane per angle, in one batched call:
+:mod:`~tyxonq.circuit.statevector.lanes`), and every derivative already on the stack meets ``B``
+itself, one shared matrix for the whole stack (matmuls as large as the stack). From these and
+the state comes the quantum geometric tensor (:mod:`tyxonq.geometry`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,15 @@ from typing import Any, Sequence
 
 from ..operations.gates import gate_derivative
 from ..operations.operation import Operation
-from .lanes import sweep_lanes
-from .sweep import bind_matrices
+from .lanes import block_matrix, full_matrices
+from .placement import apply_placed, place
+from .sweep import SweepProgram, apply_block, bind_matrices, block_operators, sweep_program, zero_state
 
 __all__ = ["derivative_states"]
+
+#: the stack of derivatives is kept in at most this many pieces (each block meets every piece;
+#: joining copies the stack)
+_PIECES = 8
 
 
 def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
@@ -35,14 +40,58 @@ def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
     >>> np.round(derivative_states(K, 1, ops, [(0, 0)]).real, 6).tolist()
     [[0.0, 0.5]]
     """
+    max_ndim = K.capabilities.max_ndim
+    program = sweep_program(num_qubits, operations, max_ndim)
     matrices = bind_matrices(K, operations)
-    by_operation: dict[int, list[tuple[int, int]]] = {}
-    for s, (k, j) in enumerate(slots):
-        by_operation.setdefault(k, []).append((s, j))
-    for k, entries in by_operation.items():
+    block_of = {member: b for b, block in enumerate(program.blocks) for member in block.members}
+    in_block: dict[int, list[int]] = {}
+    for s, (k, _) in enumerate(slots):
+        in_block.setdefault(block_of[k], []).append(s)
+    psi = zero_state(K, num_qubits) if state is None else state
+    chunks, order = [], []  # the stack in pieces: joined only when the pieces grow many
+    for b, block in enumerate(program.blocks):
+        operator = block_operators(K, _one_block(program, b), matrices)[0]
+        if b in in_block:  # this block's derivatives, applied to the state before it
+            new = _block_derivatives(K, block, matrices, operations, [slots[s] for s in in_block[b]],
+                                     psi, num_qubits, max_ndim)
+        if len(chunks) > _PIECES:
+            chunks = [K.concatenate(chunks, axis=0)]
+        for i, rows in enumerate(chunks):
+            placement = place(block.qubits, num_qubits, lead=K.shape(rows)[0], diagonal=block.diagonal,
+                              max_ndim=max_ndim, shape=K.shape(rows))
+            chunks[i] = apply_block(K, rows, operator, placement, block.diagonal)
+        psi = apply_block(K, psi, operator, block.placement, block.diagonal)
+        if b in in_block:
+            chunks.append(new)
+            order += in_block[b]
+    rows = chunks[0] if len(chunks) == 1 else K.concatenate(chunks, axis=0)
+    position = {s: i for i, s in enumerate(order)}
+    return K.take(rows, [position[s] for s in range(len(slots))], axis=0)
+
+
+def _one_block(program: SweepProgram, index: int) -> SweepProgram:
+    """The program of one of ``program``'s blocks alone (its matrix by the shared product code)."""
+    block = program.blocks[index]
+    return SweepProgram(program.num_qubits, (block,), (program.shapes[index],), ((0,),))
+
+
+def _block_derivatives(K: Any, block: Any, matrices: list, operations: Sequence[Operation],
+                       slots: list[tuple[int, int]], psi: Any, num_qubits: int, max_ndim: int) -> Any:
+    """``dB/dθ_s |psi>`` for the block's slots: the block's matrix with member ``k`` replaced by
+    its derivative in lane ``s`` (the others shared), applied to ``psi`` in one batched call."""
+    lanes = len(slots)
+    lane_matrices = list(matrices)
+    for k in {k for k, _ in slots}:
         op = operations[k]
-        rows = [matrices[k]] * len(slots)
-        for s, j in entries:
-            rows[s] = gate_derivative(K, op.gate, op.params, j, op.dagger)
-        matrices[k] = K.stack(rows)
-    return sweep_lanes(K, num_qubits, operations, matrices, len(slots), state)
+        stack = [matrices[k]] * lanes
+        for s, (owner, j) in enumerate(slots):
+            if owner == k:
+                stack[s] = gate_derivative(K, op.gate, op.params, j, op.dagger)
+        lane_matrices[k] = K.stack(stack)
+    operator = block_matrix(K, block, lane_matrices, lanes, max_ndim)
+    placement = place(block.qubits, num_qubits, lead=lanes, diagonal=block.diagonal, max_ndim=max_ndim,
+                      lanes=True)
+    if block.diagonal and placement.kind != "diagonal":
+        operator = full_matrices(K, operator)
+    copies = K.reshape(psi, (1, 2 ** num_qubits)) * K.ones((lanes, 1), K.dtype_of(psi))
+    return apply_placed(K, copies, operator, placement)

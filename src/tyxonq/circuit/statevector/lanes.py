@@ -22,7 +22,8 @@ from .placement import apply_placed, place
 from .products import backend_constant
 from .sweep import SweepBlock, bind_matrices, sweep_program
 
-__all__ = ["operation_lanes", "lane_matrices", "lane_state", "sweep_lanes", "stacks_states"]
+__all__ = ["operation_lanes", "lane_matrices", "lane_state", "sweep_lanes", "block_matrix",
+           "full_matrices", "stacks_states"]
 
 
 def operation_lanes(operations: Sequence[Operation]) -> int | None:
@@ -143,7 +144,7 @@ def _merged_members(K: Any, block: SweepBlock, matrices: Sequence[Any],
     return [members[i] for i in kept], [positions[i] for i in kept]
 
 
-def _block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int,
+def block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int,
                   max_ndim: int) -> Any:
     """The block's matrix (diagonal, for a diagonal block): one per lane, or one for all lanes
     when none of its members has lane angles."""
@@ -165,7 +166,7 @@ def _block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int
     return product[0] if count == 1 else product
 
 
-def _full(K: Any, diagonal: Any) -> Any:
+def full_matrices(K: Any, diagonal: Any) -> Any:
     """Matrices from diagonals (last axis)."""
     size = K.shape(diagonal)[-1]
     return K.reshape(diagonal, K.shape(diagonal) + (1,)) * K.eye(size, dtype=K.dtype_of(diagonal))
@@ -201,10 +202,10 @@ def sweep_lanes(K: Any, num_qubits: int, operations: Sequence[Operation], matric
     else:
         stack = K.reshape(state, (1, dimension)) * K.ones((lanes, 1), K.dtype_of(state))
     for block in program.blocks:
-        operator = _block_matrix(K, block, matrices, lanes, max_ndim)
+        operator = block_matrix(K, block, matrices, lanes, max_ndim)
         placement = place(block.qubits, num_qubits, lead=lanes, diagonal=block.diagonal,
                           max_ndim=max_ndim, lanes=True)
         if block.diagonal and placement.kind != "diagonal":
-            operator = _full(K, operator)
+            operator = full_matrices(K, operator)
         stack = apply_placed(K, stack, operator, placement)
     return stack
