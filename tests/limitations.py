@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 LIMITATIONS: dict[tuple[str, str], str] = {
-    ("numpy", "native-vmap"): "NumPy has no vectorising transform; vmap loops over the batch",
-    ("cupynumeric", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap loops",
-    ("cupynumeric-logic", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap loops",
+    ("numpy", "native-vmap"): "NumPy has no vectorising transform; vmap traces lanes",
+    ("cupynumeric", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap traces lanes",
+    ("cupynumeric-logic", "native-vmap"): "cuPyNumeric has no vectorising transform; vmap traces lanes",
+    ("cupynumeric", "lanes-with-object-arrays"): (
+        "an array argument traced as lanes is a NumPy object array; arithmetic between it and a "
+        "cuPyNumeric array runs cuPyNumeric's ufuncs, which refuse object arrays, so such a "
+        "function loops over the batch (warned once)"),
     ("numpy", "autograd"): "gradients are central finite differences, not autograd",
     ("cupynumeric", "autograd"): "gradients are central finite differences, not autograd",
     ("cupynumeric-logic", "autograd"): "gradients are central finite differences, not autograd",

@@ -8,6 +8,7 @@ the Legate launcher, e.g. ``legate --gpus 4 script.py``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -17,6 +18,7 @@ from .array_module import ArrayModuleBackend
 from .capabilities import BackendCapabilities
 from .compositions import choice_by_inverse_cdf
 from .errors import BackendNotInstalledError
+from .lanes import Lanes
 
 __all__ = ["CuPyNumericBackend", "CUPYNUMERIC_MAX_NDIM", "reshape_copy_ndim"]
 
@@ -148,3 +150,28 @@ class CuPyNumericBackend(ArrayModuleBackend):
                rng: Any = None) -> Any:
         generator = rng if rng is not None else self._generator
         return choice_by_inverse_cdf(self.xp, generator, a, self._size(size), replace, p)
+
+
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a traced value (lanes, or an object array of lanes or dual numbers),
+    which cuPyNumeric cannot hold."""
+    return isinstance(x, Lanes) or (type(x) is np.ndarray and x.dtype == object)
+
+
+def _host_for_traced(name: str) -> Any:
+    """``CuPyNumericBackend.<name>`` that gives traced values to NumPy's function, which applies
+    it through the values' own methods (``lanes.cos()``, ``lanes.sum(axis=...)``)."""
+    own = getattr(CuPyNumericBackend, name)
+
+    @functools.wraps(own)
+    def method(self: CuPyNumericBackend, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if _traced(x):
+            return getattr(np, name)(x, *args, **kwargs)
+        return own(self, x, *args, **kwargs)
+
+    return method
+
+
+for _name in ("abs", "real", "imag", "conj", "square", "exp", "sin", "cos", "sqrt", "log", "sum", "mean",
+              "reshape"):
+    setattr(CuPyNumericBackend, _name, _host_for_traced(_name))
