@@ -123,28 +123,13 @@ def jacobian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = N
     >>> np.round(J, 6).tolist()
     [[-0.29552, 0.0], [-0.289629, -0.189796]]
     """
-    normalize_argnums(argnums)
-    _check_method(method)
-
-    @functools.wraps(fn)
-    def transformed(*args: Any, **kwargs: Any) -> Any:
-        K = backend if backend is not None else get_backend()
-        chosen = _chosen_method(K, method)
-        if chosen == "finite-difference" or K.capabilities.autodiff == "autograd":
-            with gradient_method("autograd"):  # the library's transform through the simulator
-                return K.jacobian(fn, argnums)(*args, **kwargs)
-        output, values, total, single = _traced_call(K, fn, argnums, chosen, args, kwargs, False)
+    def from_traced(K: Any, output: Any, values: list[np.ndarray], total: int) -> list[Any]:
         rows = _output_duals(K, output, total)
         table = np.stack([dual.gradient for dual in rows.reshape(-1)]) if rows.size else np.zeros((0, total))
-        blocks, offset = [], 0
-        for value in values:
-            block = table[:, offset: offset + value.size].reshape(rows.shape + value.shape)
-            dtype = K.dtype if np.iscomplexobj(block) else K.real_dtype
-            blocks.append(K.asarray(block, dtype))
-            offset += value.size
-        return blocks[0] if single else tuple(blocks)
+        dtype = K.dtype if np.iscomplexobj(table) else K.real_dtype
+        return [K.asarray(block, dtype) for block in _split(table, values, rows.shape)]
 
-    return transformed
+    return _second_transform("jacobian", fn, argnums, method, backend, False, from_traced)
 
 
 def hessian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = None,
@@ -168,6 +153,21 @@ def hessian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = No
     >>> np.round(H, 6).tolist()  # of cos(t0) cos(2 t1)
     [[-0.879923, 0.230162], [0.230162, -3.519693]]
     """
+    def from_traced(K: Any, output: Any, values: list[np.ndarray], total: int) -> list[list[Any]]:
+        result = _scalar_dual(K, output, total)
+        table = np.zeros((total, total)) if result.hessian is None else np.real(result.hessian)
+        rows = [np.moveaxis(piece, 0, -1) for piece in _split(table.T, values, (total,))]
+        return [[K.asarray(block, K.real_dtype) for block in _split(row, values, value.shape)]
+                for row, value in zip(rows, values)]
+
+    return _second_transform("hessian", fn, argnums, method, backend, True, from_traced)
+
+
+def _second_transform(kind: str, fn: Callable[..., Any], argnums: Any, method: str | None, backend: Any,
+                      second_order: bool, from_traced: Callable) -> Callable[..., Any]:
+    """:func:`jacobian` or :func:`hessian`: the backend's transform (``K.<kind>``) on autograd
+    backends and for finite differences, else ``fn`` traced (to ``second_order``) and
+    ``from_traced(K, output, host values, total size)`` making one block per argument."""
     normalize_argnums(argnums)
     _check_method(method)
 
@@ -177,17 +177,21 @@ def hessian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = No
         chosen = _chosen_method(K, method)
         if chosen == "finite-difference" or K.capabilities.autodiff == "autograd":
             with gradient_method("autograd"):  # the library's transform through the simulator
-                return K.hessian(fn, argnums)(*args, **kwargs)
-        output, values, total, single = _traced_call(K, fn, argnums, chosen, args, kwargs, True)
-        result = _scalar_dual(K, output, total)
-        table = np.zeros((total, total)) if result.hessian is None else np.real(result.hessian)
-        offsets = np.cumsum([0] + [value.size for value in values])
-        blocks = [[K.asarray(table[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]].reshape(
-                       values[i].shape + values[j].shape), K.real_dtype)
-                   for j in range(len(values))] for i in range(len(values))]
-        return blocks[0][0] if single else tuple(tuple(row) for row in blocks)
+                return getattr(K, kind)(fn, argnums)(*args, **kwargs)
+        output, values, total, single = _traced_call(K, fn, argnums, chosen, args, kwargs, second_order)
+        blocks = from_traced(K, output, values, total)
+        if single:
+            return blocks[0][0] if second_order else blocks[0]
+        return tuple(tuple(row) for row in blocks) if second_order else tuple(blocks)
 
     return transformed
+
+
+def _split(table: np.ndarray, values: list[np.ndarray], lead: tuple[int, ...]) -> list[np.ndarray]:
+    """``table``'s last axis cut into one piece per argument, each shaped ``lead + argument``."""
+    offsets = np.cumsum([0] + [value.size for value in values])
+    return [table[..., offsets[i]:offsets[i + 1]].reshape(lead + value.shape)
+            for i, value in enumerate(values)]
 
 
 def _check_method(method: str | None) -> None:

@@ -25,6 +25,9 @@ __all__ = [
     "split_arrays",
     "check_argnums_in_range",
     "finite_difference_value_and_grad",
+    "central_differences",
+    "central_difference_steps",
+    "differentiable_arguments",
     "autograd_value_and_grad",
     "real_scalar_output",
 ]
@@ -108,11 +111,7 @@ def finite_difference_value_and_grad(
 
     @functools.wraps(fn)
     def value_and_grad(*args: Any, **kwargs: Any) -> Any:
-        check_argnums_in_range(nums, len(args))
-        args = list(args)
-        for a in nums:
-            x = backend.asarray(args[a])
-            args[a] = backend.cast(x, backend._differentiable_dtype(x))
+        args = differentiable_arguments(backend, args, nums)
         value, aux = split_value_and_aux(fn(*args, **kwargs), has_aux)
         value = real_scalar_output(backend, value)
 
@@ -121,36 +120,55 @@ def finite_difference_value_and_grad(
             trial[position] = x
             return real_scalar_output(backend, split_value_and_aux(fn(*trial, **kwargs), has_aux)[0])
 
-        grads = tuple(
-            _central_difference(backend, functools.partial(objective, a), args[a]) for a in nums
-        )
+        grads = tuple(backend.cast(central_differences(backend, functools.partial(objective, a), args[a]),
+                                   backend.dtype_of(args[a])) for a in nums)
         result = (value, aux) if has_aux else value
         return result, grads[0] if single else grads
 
     return value_and_grad
 
 
-def _central_difference(backend: ArrayModuleBackend, f: Callable[[Any], Any], x: Any) -> Any:
+def central_difference_steps(backend: Any, flat: Any, power: float) -> Any:
+    """Steps ``eps^power * max(1, |x_i|)`` for the elements of ``flat`` (``eps`` of its dtype):
+    ``power = 1/3`` balances truncation and rounding for first derivatives, ``1/4`` for second."""
+    real_dtype = backend.xp.real(flat).dtype
+    base = float(np.finfo(np.dtype(str(real_dtype))).eps) ** power
+    return base * backend.xp.maximum(1.0, backend.xp.abs(flat))
+
+
+def central_differences(backend: Any, f: Callable[[Any], Any], x: Any) -> Any:
+    """``df/dx`` by central differences, shape ``f(x).shape + x.shape`` (complex ``x``:
+    ``df/dRe + 1j df/dIm``); each difference is divided by the step actually taken after
+    rounding, not the nominal one."""
     xp = backend.xp
     shape = backend.shape(x)
     flat = xp.reshape(x, (-1,))
-    is_complex = backend.is_complex(x)
-    real_dtype = xp.real(flat).dtype
-    # h ~ eps^(1/3) balances truncation O(h^2) against rounding O(eps / h) for central differences.
-    base_step = float(np.finfo(np.dtype(str(real_dtype))).eps) ** (1.0 / 3.0)
-    steps = base_step * xp.maximum(1.0, xp.abs(flat))
-    grad = xp.zeros_like(flat)
-    directions = (1.0, 1j) if is_complex else (1.0,)
+    steps = central_difference_steps(backend, flat, 1.0 / 3.0)
+    directions = (1.0, 1j) if backend.is_complex(x) else (1.0,)
+    columns = []
     for k in range(flat.shape[0]):
+        column = None
         for direction in directions:
             plus, minus = flat.copy(), flat.copy()
             plus[k] = flat[k] + direction * steps[k]
             minus[k] = flat[k] - direction * steps[k]
-            # Divide by the step actually taken after rounding, not the nominal one.
-            taken = (plus[k] - minus[k]) / direction
-            slope = (f(xp.reshape(plus, shape)) - f(xp.reshape(minus, shape))) / xp.real(taken)
-            grad[k] = grad[k] + direction * slope
-    return xp.reshape(grad, shape)
+            taken = xp.real((plus[k] - minus[k]) / direction)
+            slope = (f(xp.reshape(plus, shape)) - f(xp.reshape(minus, shape))) / taken
+            column = direction * slope if column is None else column + direction * slope
+        columns.append(column)
+    if not columns:
+        return xp.zeros(tuple(backend.shape(f(x))) + tuple(shape))
+    return xp.reshape(xp.stack(columns, axis=-1), tuple(backend.shape(columns[0])) + tuple(shape))
+
+
+def differentiable_arguments(backend: Any, args: tuple, nums: tuple[int, ...]) -> list:
+    """``args`` with the ``nums`` arguments as backend arrays of their differentiable dtype."""
+    check_argnums_in_range(nums, len(args))
+    args = list(args)
+    for a in nums:
+        x = backend.asarray(args[a])
+        args[a] = backend.cast(x, backend._differentiable_dtype(x))
+    return args
 
 
 def split_arrays(tree: Any, is_array: Callable[[Any], bool]) -> tuple[list[Any], Callable]:

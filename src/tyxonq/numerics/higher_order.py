@@ -24,7 +24,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .autodiff import check_argnums_in_range, normalize_argnums, real_scalar_output
+from .autodiff import (
+    central_difference_steps,
+    central_differences,
+    check_argnums_in_range,
+    differentiable_arguments,
+    normalize_argnums,
+    real_scalar_output,
+)
 
 __all__ = ["array_output", "finite_difference_jacobian", "finite_difference_hessian",
            "autograd_jacobian", "autograd_hessian"]
@@ -39,14 +46,11 @@ def array_output(backend: Any, value: Any, what: str = "jacobian") -> Any:
 
 
 def _prepared(backend: Any, args: tuple, nums: tuple[int, ...], real_only: bool, what: str) -> list:
-    check_argnums_in_range(nums, len(args))
-    args = list(args)
+    args = differentiable_arguments(backend, args, nums)
     for a in nums:
-        x = backend.asarray(args[a])
-        if real_only and backend.is_complex(x):
+        if real_only and backend.is_complex(args[a]):
             raise TypeError(f"{what} differentiates real arguments; argument {a} is complex. "
                             "Pass its real and imaginary parts as separate real arguments")
-        args[a] = backend.cast(x, backend._differentiable_dtype(x))
     return args
 
 
@@ -55,36 +59,6 @@ def _check_complex_pair(backend: Any, output: Any, args: list, nums: tuple[int, 
         raise TypeError("jacobian of a complex output with respect to a complex argument is not "
                         "defined here (one matrix only for holomorphic fn): differentiate its real "
                         "and imaginary parts, or pass the argument's real and imaginary parts")
-
-
-def _steps(backend: Any, flat: Any, power: float) -> Any:
-    real_dtype = backend.xp.real(flat).dtype
-    base = float(np.finfo(np.dtype(str(real_dtype))).eps) ** power
-    return base * backend.xp.maximum(1.0, backend.xp.abs(flat))
-
-
-def _difference_columns(backend: Any, f: Callable[[Any], Any], x: Any) -> Any:
-    """``df/dx`` by central differences, shape ``f(x).shape + x.shape`` (complex ``x``:
-    ``df/dRe + 1j df/dIm``)."""
-    xp = backend.xp
-    shape = backend.shape(x)
-    flat = xp.reshape(x, (-1,))
-    steps = _steps(backend, flat, 1.0 / 3.0)
-    directions = (1.0, 1j) if backend.is_complex(x) else (1.0,)
-    columns = []
-    for k in range(flat.shape[0]):
-        column = None
-        for direction in directions:
-            plus, minus = flat.copy(), flat.copy()
-            plus[k] = flat[k] + direction * steps[k]
-            minus[k] = flat[k] - direction * steps[k]
-            taken = xp.real((plus[k] - minus[k]) / direction)  # the step after rounding
-            slope = (f(xp.reshape(plus, shape)) - f(xp.reshape(minus, shape))) / taken
-            column = direction * slope if column is None else column + direction * slope
-        columns.append(column)
-    if not columns:
-        return xp.zeros(tuple(backend.shape(f(x))) + tuple(shape))
-    return xp.reshape(xp.stack(columns, axis=-1), tuple(backend.shape(columns[0])) + tuple(shape))
 
 
 def finite_difference_jacobian(backend: Any, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
@@ -110,7 +84,7 @@ def finite_difference_jacobian(backend: Any, fn: Callable[..., Any], argnums: An
             trial[position] = x
             return array_output(backend, fn(*trial, **kwargs))
 
-        result = tuple(_difference_columns(backend, functools.partial(partial, a), args[a]) for a in nums)
+        result = tuple(central_differences(backend, functools.partial(partial, a), args[a]) for a in nums)
         return result[0] if single else result
 
     return jacobian
@@ -136,7 +110,7 @@ def finite_difference_hessian(backend: Any, fn: Callable[..., Any], argnums: Any
         xp = backend.xp
         flats = [xp.reshape(args[a], (-1,)) for a in nums]
         offsets = np.cumsum([0] + [int(f.shape[0]) for f in flats])
-        steps = [_steps(backend, f, 0.25) for f in flats]
+        steps = [central_difference_steps(backend, f, 0.25) for f in flats]
 
         def value(shifts: dict[tuple[int, int], float]) -> float:
             trial = list(args)

@@ -190,23 +190,23 @@ class Lanes:
     def imag(self) -> Lanes:
         return Lanes(self.value.imag)
 
-    def _axes(self, axis: Any) -> tuple[int, ...]:
+    def _reduced(self, name: str, axis: Any, dtype: Any, out: Any, keepdims: bool) -> Lanes:
+        """``value.<name>`` over this lane's axes (``axis`` counts them, as for one lane)."""
+        if out is not None or dtype is not None:
+            raise LanesError(f"{name} of lanes with out= or dtype=")
         if axis is None:
-            return tuple(range(1, self.ndim + 1))
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        return tuple(a + 1 if a >= 0 else a for a in axes)
+            axes = tuple(range(1, self.ndim + 1))
+        else:
+            axes = tuple(a + 1 if a >= 0 else a for a in (axis if isinstance(axis, tuple) else (axis,)))
+        return Lanes(getattr(self.value, name)(axis=axes, keepdims=keepdims))
 
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
             **unused: Any) -> Lanes:
-        if out is not None or dtype is not None:
-            raise LanesError("sum of lanes with out= or dtype=")
-        return Lanes(self.value.sum(axis=self._axes(axis), keepdims=keepdims))
+        return self._reduced("sum", axis, dtype, out, keepdims)
 
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
              **unused: Any) -> Lanes:
-        if out is not None or dtype is not None:
-            raise LanesError("mean of lanes with out= or dtype=")
-        return Lanes(self.value.mean(axis=self._axes(axis), keepdims=keepdims))
+        return self._reduced("mean", axis, dtype, out, keepdims)
 
     # -- comparisons and conversions: a lane's value cannot be read while tracing ---------------
     def __bool__(self) -> bool:

@@ -17,7 +17,8 @@ from ..operations.gates import gate_derivative
 from ..operations.operation import Operation
 from .lanes import block_matrix, full_matrices
 from .placement import apply_placed, place
-from .sweep import SweepProgram, apply_block, bind_matrices, block_operators, sweep_program, zero_state
+from .products import block_products
+from .sweep import apply_block, bind_matrices, sweep_program, zero_state
 
 __all__ = ["derivative_states"]
 
@@ -50,7 +51,7 @@ def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
     psi = zero_state(K, num_qubits) if state is None else state
     chunks, order = [], []  # the stack in pieces: joined only when the pieces grow many
     for b, block in enumerate(program.blocks):
-        operator = block_operators(K, _one_block(program, b), matrices)[0]
+        operator = block_products(K, [program.shapes[b]], [block.members], [(0,)], matrices)[0]
         if b in in_block:  # this block's derivatives, applied to the state before it
             new = _block_derivatives(K, block, matrices, operations, [slots[s] for s in in_block[b]],
                                      psi, num_qubits, max_ndim)
@@ -67,12 +68,6 @@ def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
     rows = chunks[0] if len(chunks) == 1 else K.concatenate(chunks, axis=0)
     position = {s: i for i, s in enumerate(order)}
     return K.take(rows, [position[s] for s in range(len(slots))], axis=0)
-
-
-def _one_block(program: SweepProgram, index: int) -> SweepProgram:
-    """The program of one of ``program``'s blocks alone (its matrix by the shared product code)."""
-    block = program.blocks[index]
-    return SweepProgram(program.num_qubits, (block,), (program.shapes[index],), ((0,),))
 
 
 def _block_derivatives(K: Any, block: Any, matrices: list, operations: Sequence[Operation],

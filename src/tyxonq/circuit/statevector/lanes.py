@@ -145,7 +145,7 @@ def _merged_members(K: Any, block: SweepBlock, matrices: Sequence[Any],
 
 
 def block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int,
-                  max_ndim: int) -> Any:
+                 max_ndim: int) -> Any:
     """The block's matrix (diagonal, for a diagonal block): one per lane, or one for all lanes
     when none of its members has lane angles."""
     members, positions = _merged_members(K, block, matrices, max_ndim)
