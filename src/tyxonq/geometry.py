@@ -59,7 +59,7 @@ def quantum_geometric_tensor(circuit_fn: Callable[[Any], Circuit], params: Any, 
     >>> circuit = lambda p: tq.Circuit(1).ry(0, p[0]).rz(0, p[1])
     >>> with tq.use_backend("numpy"):
     ...     Q = tq.quantum_geometric_tensor(circuit, np.array([np.pi / 2, 0.3]))
-    >>> np.round(Q.real, 6).tolist()  # the Bloch sphere's metric / 4: diag(1, sin^2 θ) / 4
+    >>> (np.round(Q.real, 6) + 0.0).tolist()  # the Bloch sphere's metric / 4: diag(1, sin^2 θ) / 4
     [[0.25, 0.0], [0.0, 0.25]]
     """
     if approximation not in APPROXIMATIONS:

@@ -120,7 +120,7 @@ def jacobian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = N
     ...     return c.pauli_expectations(["ZI", "IZ"])
     >>> with tq.use_backend("numpy"):
     ...     J = tq.jacobian(terms)(np.array([0.3, 0.2]))
-    >>> np.round(J, 6).tolist()
+    >>> (np.round(J, 6) + 0.0).tolist()
     [[-0.29552, 0.0], [-0.289629, -0.189796]]
     """
     def from_traced(K: Any, output: Any, values: list[np.ndarray], total: int) -> list[Any]:

@@ -55,7 +55,7 @@ class Circuit(CircuitBase):
     >>> import tyxonq as tq
     >>> c = tq.Circuit(2).h(0).cx(0, 1)
     >>> K = tq.get_backend()
-    >>> K.to_numpy(c.probability()).round(3).tolist()
+    >>> (K.to_numpy(c.probability()).round(3) + 0.0).tolist()
     [0.5, 0.0, 0.0, 0.5]
     >>> round(float(c.expectation_ps(z=[0, 1])), 12)
     1.0

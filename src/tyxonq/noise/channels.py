@@ -20,7 +20,7 @@ Examples
 (4, 1)
 >>> rho = np.diag([1.0, 0.0])
 >>> out = channel.superoperator() @ rho.reshape(-1)
->>> np.round(out.reshape(2, 2).real, 4).tolist()
+>>> (np.round(out.reshape(2, 2).real, 4) + 0.0).tolist()
 [[0.9333, 0.0], [0.0, 0.0667]]
 """
 

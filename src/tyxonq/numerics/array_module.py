@@ -354,7 +354,7 @@ class ArrayModuleBackend(BackendBase):
         >>> from tyxonq.numerics import NumpyBackend
         >>> K = NumpyBackend()
         >>> jac = K.jacobian(lambda x: K.stack([x[0] * x[1], K.sin(x[0])]))(K.asarray([0.0, 2.0]))
-        >>> np.round(jac, 8).tolist()
+        >>> (np.round(jac, 8) + 0.0).tolist()
         [[2.0, 0.0], [1.0, 0.0]]
         """
         return finite_difference_jacobian(self, fn, argnums)

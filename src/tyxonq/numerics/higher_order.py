@@ -69,7 +69,7 @@ def finite_difference_jacobian(backend: Any, fn: Callable[..., Any], argnums: An
     >>> from tyxonq.numerics import NumpyBackend
     >>> K = NumpyBackend()
     >>> jac = finite_difference_jacobian(K, lambda x: x ** 2)(K.asarray([1.0, 3.0]))
-    >>> np.round(jac, 6).tolist()
+    >>> (np.round(jac, 6) + 0.0).tolist()
     [[2.0, 0.0], [0.0, 6.0]]
     """
     nums, single = normalize_argnums(argnums)
@@ -99,7 +99,7 @@ def finite_difference_hessian(backend: Any, fn: Callable[..., Any], argnums: Any
     >>> from tyxonq.numerics import NumpyBackend
     >>> K = NumpyBackend()
     >>> hess = finite_difference_hessian(K, lambda x: x[0] ** 2 * x[1])(K.asarray([1.0, 3.0]))
-    >>> np.round(hess, 5).tolist()
+    >>> (np.round(hess, 5) + 0.0).tolist()
     [[6.0, 2.0], [2.0, 0.0]]
     """
     nums, single = normalize_argnums(argnums)

@@ -120,7 +120,7 @@ class DMCircuit(CircuitBase):
         --------
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
-        >>> K.to_numpy(tq.DMCircuit(1).h(0).phase_damping(0, gamma=1.0).state()).real.round(6).tolist()
+        >>> (K.to_numpy(tq.DMCircuit(1).h(0).phase_damping(0, gamma=1.0).state()).real.round(6) + 0.0).tolist()
         [[0.5, 0.0], [0.0, 0.5]]
         """
         return self.reduced_density_matrix(range(self._num_qubits))
@@ -137,7 +137,7 @@ class DMCircuit(CircuitBase):
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
         >>> rho = tq.DMCircuit(3).h(0).cx(0, 1).reduced_density_matrix([1])
-        >>> K.to_numpy(rho).real.round(6).tolist()
+        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
         [[0.5, 0.0], [0.0, 0.5]]
         """
         qubits = self._checked_qubits(qubits, "reduced_density_matrix")
@@ -157,7 +157,7 @@ class DMCircuit(CircuitBase):
         --------
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
-        >>> K.to_numpy(tq.DMCircuit(2).x(0).bit_flip(1, p=0.25).probability()).round(6).tolist()
+        >>> (K.to_numpy(tq.DMCircuit(2).x(0).bit_flip(1, p=0.25).probability()).round(6) + 0.0).tolist()
         [0.0, 0.0, 0.75, 0.25]
         """
         return self.marginal_probability(range(self._num_qubits) if qubits is None else qubits)

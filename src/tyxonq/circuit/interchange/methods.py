@@ -73,7 +73,7 @@ class InterchangeMethods:
         ... measure q -> c;
         ... ''')
         >>> K = tq.get_backend()
-        >>> K.to_numpy(c.probability()).round(6).tolist()
+        >>> (K.to_numpy(c.probability()).round(6) + 0.0).tolist()
         [0.5, 0.0, 0.0, 0.5]
         """
         return openqasm.from_openqasm(cls, text, binding, **options)

@@ -284,7 +284,7 @@ class MPSCircuit(OperationList):
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
         >>> rho = tq.MPSCircuit(3).h(0).cx(0, 2).reduced_density_matrix([2])
-        >>> K.to_numpy(rho).real.round(6).tolist()
+        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
         [[0.5, 0.0], [0.0, 0.5]]
         """
         qubits = self._checked_qubits(qubits, "reduced_density_matrix")
@@ -301,7 +301,7 @@ class MPSCircuit(OperationList):
         --------
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
-        >>> K.to_numpy(tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6).tolist()
+        >>> (K.to_numpy(tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6) + 0.0).tolist()
         [0.5, 0.0, 0.0, 0.5]
         """
         qubits = self._checked_qubits(qubits, "marginal_probability")

@@ -38,7 +38,7 @@ def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
     >>> import numpy as np, tyxonq as tq
     >>> K = tq.get_backend("numpy")
     >>> ops = [Operation("ry", (0,), (0.0,))]  # d/dθ [cos θ/2, sin θ/2] at 0 = [0, 1/2]
-    >>> np.round(derivative_states(K, 1, ops, [(0, 0)]).real, 6).tolist()
+    >>> (np.round(derivative_states(K, 1, ops, [(0, 0)]).real, 6) + 0.0).tolist()
     [[0.0, 0.5]]
     """
     max_ndim = K.capabilities.max_ndim

@@ -182,7 +182,7 @@ def lane_state(K: Any, num_qubits: int, operations: Sequence[Operation], lanes: 
     >>> import tyxonq as tq
     >>> K = tq.get_backend("numpy")
     >>> ops = [Operation("ry", (0,), (Lanes(np.array([0.0, np.pi])),)), Operation("cx", (0, 1))]
-    >>> np.round(lane_state(K, 2, ops, 2).real, 6).tolist()
+    >>> (np.round(lane_state(K, 2, ops, 2).real, 6) + 0.0).tolist()
     [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
     """
     return sweep_lanes(K, num_qubits, operations, lane_matrices(K, operations, lanes), lanes, state)

@@ -166,7 +166,7 @@ def sweep_state(K: Any, num_qubits: int, operations: Sequence[Operation], state:
     >>> import tyxonq as tq
     >>> K = tq.get_backend("numpy")
     >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1))]
-    >>> np.round(sweep_state(K, 2, ops).real, 6).tolist()
+    >>> (np.round(sweep_state(K, 2, ops).real, 6) + 0.0).tolist()
     [0.707107, 0.0, 0.0, 0.707107]
     """
     program = sweep_program(num_qubits, operations, K.capabilities.max_ndim)
