@@ -120,7 +120,8 @@ class DMCircuit(CircuitBase):
         --------
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
-        >>> (K.to_numpy(tq.DMCircuit(1).h(0).phase_damping(0, gamma=1.0).state()).real.round(6) + 0.0).tolist()
+        >>> rho = tq.DMCircuit(1).h(0).phase_damping(0, gamma=1.0).state()
+        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
         [[0.5, 0.0], [0.0, 0.5]]
         """
         return self.reduced_density_matrix(range(self._num_qubits))

@@ -301,7 +301,8 @@ class MPSCircuit(OperationList):
         --------
         >>> import tyxonq as tq
         >>> K = tq.get_backend()
-        >>> (K.to_numpy(tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6) + 0.0).tolist()
+        >>> marginal = tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])
+        >>> (K.to_numpy(marginal).round(6) + 0.0).tolist()
         [0.5, 0.0, 0.0, 0.5]
         """
         qubits = self._checked_qubits(qubits, "marginal_probability")
