@@ -29,6 +29,7 @@ from .gradients import grad, gradient_method, hessian, jacobian, value_and_grad
 from .noise import NoiseModel, channels
 from .numerics import (
     ArrayBackend,
+    PersistentCacheWarning,
     backend_names,
     get_backend,
     persistent_cache_directory,
@@ -67,6 +68,7 @@ __all__ = [
     "set_plan_cache",
     "set_persistent_cache",
     "persistent_cache_directory",
+    "PersistentCacheWarning",
     "rehearse",
     "ArrayBackend",
     "backend_names",

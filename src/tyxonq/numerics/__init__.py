@@ -19,7 +19,7 @@ from .errors import (
     VectorizationError,
 )
 from .numpy_backend import NumpyBackend
-from .persistent_cache import persistent_cache_directory, set_persistent_cache
+from .persistent_cache import PersistentCacheWarning, persistent_cache_directory, set_persistent_cache
 from .protocol import ArrayBackend
 from .selection import (
     BACKEND_NAMES,
@@ -44,6 +44,7 @@ __all__ = [
     "use_backend",
     "set_persistent_cache",
     "persistent_cache_directory",
+    "PersistentCacheWarning",
     "value_and_grad",
     "grad",
     "vmap",

@@ -6,6 +6,10 @@ circuit structures skips both. Entries live in a subdirectory named after the ve
 tyxonq and of the libraries that shape them, so upgrading any of them starts afresh; every entry
 is written to a temporary file and renamed into place, so concurrent processes never read a
 partial one.
+
+The cache is a convenience, never a dependency: a directory that cannot be read or written, or an
+entry that is damaged, costs the work it would have saved and a :class:`PersistentCacheWarning`
+(one per kind of problem per process), never a result or ``import tyxonq``.
 """
 
 from __future__ import annotations
@@ -14,15 +18,35 @@ import hashlib
 import importlib.metadata
 import os
 import sys
+import threading
+import warnings
 from pathlib import Path
 
-__all__ = ["set_persistent_cache", "persistent_cache_directory", "default_cache_directory"]
+__all__ = ["set_persistent_cache", "persistent_cache_directory", "default_cache_directory",
+           "PersistentCacheWarning", "report_cache_problem"]
 
 #: the libraries whose versions name the cache subdirectory
 VERSIONED = ("tyxonq", "numpy", "opt_einsum", "cotengra", "jax", "jaxlib")
 ENVIRONMENT_VARIABLE = "TYXONQ_PERSISTENT_CACHE"
 
 _directory: Path | None = None
+_reported: set[str] = set()
+_reported_lock = threading.Lock()
+
+
+class PersistentCacheWarning(RuntimeWarning):
+    """The persistent cache could not be used as asked (a damaged entry, a directory that cannot be
+    read or written); results are unaffected, only the work the cache saves is done again."""
+
+
+def report_cache_problem(kind: str, message: str) -> None:
+    """Warn with ``message`` the first time a problem of ``kind`` occurs in this process."""
+    with _reported_lock:
+        if kind in _reported:
+            return
+        _reported.add(kind)
+    warnings.warn(f"persistent cache: {message} (results are unaffected; this is reported once per "
+                  "process)", PersistentCacheWarning, stacklevel=3)
 
 
 def default_cache_directory() -> Path:
@@ -39,14 +63,22 @@ def set_persistent_cache(directory: str | os.PathLike | bool | None = True) -> P
     Parameters
     ----------
     directory : path, True, or None/False
-        ``True``: :func:`default_cache_directory`; a path: that directory (created if needed);
-        ``None`` or ``False``: no persistent cache (the default, unless the environment variable
-        ``TYXONQ_PERSISTENT_CACHE`` names a directory, or is ``1``, at import).
+        ``True``: :func:`default_cache_directory`; a path: that directory (created if needed; a
+        read-only one is read from, and nothing new is kept); ``None`` or ``False``: no persistent
+        cache (the default, unless the environment variable ``TYXONQ_PERSISTENT_CACHE`` names a
+        directory, or is ``1``, at import; one that cannot be used there is reported with a
+        :class:`PersistentCacheWarning` and leaves the cache off).
 
     Returns
     -------
     Path or None
         The versioned subdirectory in use.
+
+    Raises
+    ------
+    ValueError
+        If ``directory`` does not exist and cannot be created (a file stands in its place, or its
+        parent is not writable).
 
     Examples
     --------
@@ -62,11 +94,19 @@ def set_persistent_cache(directory: str | os.PathLike | bool | None = True) -> P
         _directory = None
         return None
     if directory is True:
-        directory = default_cache_directory()
+        try:
+            directory = default_cache_directory()
+        except (RuntimeError, KeyError) as error:  # no home directory to default to
+            raise ValueError(f"no default cache directory ({error}); pass a directory") from None
     if not isinstance(directory, (str, os.PathLike)):
         raise TypeError(f"directory={directory!r} must be a path, True or None")
     versioned = Path(directory).expanduser() / f"v-{_versions_digest()}"
-    versioned.mkdir(parents=True, exist_ok=True)
+    try:
+        versioned.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"directory={str(directory)!r} cannot hold the persistent cache: "
+                         f"{error.strerror or error} ({versioned}); pass a writable directory, or "
+                         "None to keep no persistent cache") from None
     _directory = versioned
     if "jax" in sys.modules:
         configure_jax()
@@ -102,9 +142,14 @@ def _versions_digest() -> str:
 
 
 def _from_environment() -> None:
+    """The setting of ``TYXONQ_PERSISTENT_CACHE``; a directory that cannot be used is reported and
+    leaves the cache off (``import tyxonq`` never fails on it)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if value and value.lower() not in ("0", "false", "no", "off"):
-        set_persistent_cache(True if value.lower() in ("1", "true", "yes", "on") else value)
+        try:
+            set_persistent_cache(True if value.lower() in ("1", "true", "yes", "on") else value)
+        except ValueError as error:
+            report_cache_problem("environment", f"{ENVIRONMENT_VARIABLE}={value!r} is not used: {error}")
 
 
 _from_environment()

@@ -24,7 +24,7 @@ from .canonical import canonical_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, Move, compile_path, permutation_moves, permute
 from .network import Network
-from .plan_store import load_path, store_path
+from .plan_store import discard_path, load_path, store_path
 from .simplify import rank_simplify
 
 __all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "run_contraction", "plan_cache_info",
@@ -270,13 +270,13 @@ def _sizes(legs: Sequence[Legs], output: Legs) -> dict[int, int]:
 
 def _build_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, max_ndim: int,
                 thorough: bool) -> Plan:
-    """The plan of a canonical network: its path from the persistent cache when kept there,
-    else simplification and the contractor's search (then kept)."""
+    """The plan of a canonical network: its path from the persistent cache when kept there and
+    found sound, else simplification and the contractor's search (then kept)."""
     start = time.perf_counter()
     sizes = _sizes(legs, output)
-    stored = load_path(key)
-    if stored is not None:
-        path, simplification_steps, finder = stored
+    loaded = _loaded_plan(key, legs, output, sizes, max_ndim)
+    if loaded is not None:
+        path, simplification_steps, finder, contraction = loaded
     else:
         contractor = get_contractor()
         symbol = {leg: opt_einsum.get_symbol(leg) for leg in sizes}
@@ -287,11 +287,30 @@ def _build_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, max_ndim: int,
         simplification_steps, finder = len(path), contractor.name
         if len(inputs) > 1:
             path += contractor.find_path(inputs, symbols, size_dict, thorough)
-        store_path(key, path, simplification_steps, finder)
-    contraction = compile_path(legs, path, sizes, max_ndim, output)
+        contraction = compile_path(legs, path, sizes, max_ndim, output)
+        store_path(key, path, simplification_steps, finder, contraction.largest_size)
     moves = permutation_moves(contraction.result_legs, output, sizes, max_ndim)
     return Plan(legs, output, tuple(tuple(step) for step in path), contraction, tuple(moves), max_ndim,
-                simplification_steps, time.perf_counter() - start, finder, stored is not None)
+                simplification_steps, time.perf_counter() - start, finder, loaded is not None)
+
+
+def _loaded_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, sizes: dict[int, int],
+                 max_ndim: int) -> tuple | None:
+    """``(path, simplification steps, finder, contraction)`` from the persistent cache, when its
+    entry passes :func:`load_path`'s checks and its path compiles to the largest tensor it recorded
+    (a path that contracts this network differently is not the one searched for it)."""
+    stored = load_path(key, len(legs))
+    if stored is None:
+        return None
+    try:
+        contraction = compile_path(legs, stored.path, sizes, max_ndim, output)
+    except (ValueError, IndexError, KeyError, TypeError):
+        contraction = None
+    if contraction is None or contraction.largest_size != stored.largest_size or \
+            set(contraction.result_legs) != set(output):
+        discard_path(key)
+        return None
+    return stored.path, stored.simplification_steps, stored.finder, contraction
 
 
 def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...],
