@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.arguments import random_generator
 from ..numerics.lanes import LanesError
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
@@ -23,7 +24,7 @@ from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import TracingError
-from .memory import require_memory
+from .memory import require_memory, require_sample_memory
 from .operations.gates import constant
 from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
 from .wide_sampling import marginal_samples, mps_samples, sampling_method
@@ -296,19 +297,20 @@ class CircuitBase(OperationList):
         >>> [bits.count("1") for bits in sorted(c.sample(100, seed=2))]  # 60 qubits: no state vector
         [0, 60]
         """
-        shots, confusions = self._sampling(shots, format, readout_error)
+        shots, confusions = self._sampling(shots, format, readout_error, seed)
         n = self._num_qubits
         K = get_backend()
         chosen = sampling_method(self, method)
+        require_sample_memory(shots, n, format, bits=chosen != "state" or confusions is not None)
         if rehearsing():  # planned, not run: nothing to sample from
             if chosen == "state":
                 self.probability()
             return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
         if chosen == "mps":
-            bits = mps_samples(self, shots, np.random.default_rng(seed))
+            bits = mps_samples(self, shots, random_generator(seed))
             return format_samples(K, n, format, confusions, seed, bits=bits)
         if chosen == "contraction":
-            bits = marginal_samples(self, shots, np.random.default_rng(seed))
+            bits = marginal_samples(self, shots, random_generator(seed))
             return format_samples(K, n, format, confusions, seed, bits=bits)
         probabilities = K.cast(K.detach(self.probability()), "float64")
         probabilities = probabilities / K.sum(probabilities)

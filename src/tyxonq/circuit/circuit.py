@@ -7,12 +7,10 @@ bitstring: in ``c.amplitude("01")`` qubit 0 is ``0`` and qubit 1 is ``1``, the s
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
-
 from ..numerics import get_backend
+from ..numerics.arguments import checked_state_vector
 from ..numerics.lanes import Lanes, LanesError
 from ..operators.state_expectation import apply_pauli_string
 from .base import LIGHT_CONE_HINT, CircuitBase
@@ -90,19 +88,7 @@ class Circuit(CircuitBase):
         return DMCircuit.from_circuit(self)
 
     def _validated_inputs(self, inputs: Any) -> Any:
-        K = get_backend()
-        shape = K.shape(inputs) if K.is_array(inputs) else np.shape(inputs)
-        expected = (2 ** self._num_qubits,)
-        if tuple(shape) != expected:
-            raise ValueError(f"inputs has shape {tuple(shape)}; {self._num_qubits} qubits need {expected}")
-        if not K.is_array(inputs):
-            host = np.asarray(inputs)
-            if host.dtype.kind not in "fc":
-                raise TypeError(f"inputs dtype {host.dtype} is not float or complex")
-            norm = float(np.linalg.norm(host))
-            if not math.isclose(norm, 1.0, abs_tol=1e-6):
-                raise ValueError(f"inputs must be a normalised state; its norm is {norm:.6g}")
-        return inputs
+        return checked_state_vector(get_backend(), inputs, self._num_qubits)
 
     # -- results -----------------------------------------------------------------------------
     def state(self, method: str = "auto") -> Any:

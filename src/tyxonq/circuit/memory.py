@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["format_bytes", "require_memory"]
+from ..numerics.base import host_available_memory
+
+__all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes"]
 
 #: Sizes below this are not checked (every supported device has more free).
 ALWAYS_FITS_BYTES = 16 * 2 ** 20
@@ -12,8 +14,8 @@ ALWAYS_FITS_BYTES = 16 * 2 ** 20
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
 
 
-def format_bytes(count: float) -> str:
-    """Human-readable binary size.
+def format_bytes(count: int | float) -> str:
+    """Human-readable binary size, at any size (beyond YiB as a power of two).
 
     Examples
     --------
@@ -21,12 +23,29 @@ def format_bytes(count: float) -> str:
     '16 TiB'
     >>> format_bytes(1536)
     '1.5 KiB'
+    >>> format_bytes(16 * 2 ** 1000000)
+    '2^1000004 B'
     """
     unit = 0
+    if count >= 1024 ** len(_UNITS):
+        return f"2^{int(count).bit_length() - 1} B"
     while count >= 1024 and unit < len(_UNITS) - 1:
         count /= 1024
         unit += 1
     return f"{count:.3g} {_UNITS[unit]}"
+
+
+def format_count(count: int) -> str:
+    """A count with thousands separators, or as a power of two when it has too many digits.
+
+    Examples
+    --------
+    >>> format_count(2 ** 20), format_count(2 ** 100000)
+    ('1,048,576', '2^100000')
+    """
+    if count.bit_length() > 200:
+        return f"2^{count.bit_length() - 1}"
+    return f"{count:,}"
 
 
 def require_memory(K: Any, elements: int, what: str, hint: str) -> None:
@@ -38,6 +57,35 @@ def require_memory(K: Any, elements: int, what: str, hint: str) -> None:
     available = K.available_memory()
     if needed > available:
         raise MemoryError(
-            f"{what} needs {format_bytes(needed)} ({elements:,} {K.precision} entries) but "
+            f"{what} needs {format_bytes(needed)} ({format_count(elements)} {K.precision} entries) but "
             f"{format_bytes(available)} is available on {K.capabilities.device}. {hint}"
         )
+
+
+def sample_bytes(shots: int, num_qubits: int, format: str, bits: bool) -> int:
+    """Host memory that ``shots`` samples of ``num_qubits`` qubits take at their peak: basis
+    indices and their sorted copy (8 bytes each, three arrays), one byte per bit where samples
+    are bit rows (readout error, wide circuits), and a Python string per shot for bitstrings."""
+    per_shot = 24 + (8 * num_qubits if bits else 0) + (num_qubits + 64 if format == "bitstrings" else 0)
+    return shots * per_shot
+
+
+def require_sample_memory(shots: int, num_qubits: int, format: str, bits: bool) -> None:
+    """Raise ``MemoryError`` before sampling when the samples would not fit in host memory.
+
+    Examples
+    --------
+    >>> require_sample_memory(10 ** 15, 3, "counts", bits=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    MemoryError: sample(shots=1000000000000000) needs 21.3 PiB of host memory ...
+    """
+    needed = sample_bytes(shots, num_qubits, format, bits)
+    if needed <= ALWAYS_FITS_BYTES:
+        return
+    available = host_available_memory()
+    if needed > available:
+        raise MemoryError(
+            f"sample(shots={shots}) needs {format_bytes(needed)} of host memory for {num_qubits} qubits "
+            f"in format={format!r} but {format_bytes(available)} is available: draw the shots in "
+            "batches of fewer (with a different seed for each batch) and add the counts")

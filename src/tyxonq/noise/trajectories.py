@@ -3,12 +3,12 @@ density matrix allows."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.arguments import checked_count, random_generator
 
 __all__ = ["trajectory_expectation"]
 
@@ -53,8 +53,9 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     from ..operators.pauli import PauliSum
     from ..operators.state_expectation import apply_pauli_sum
 
-    if isinstance(trajectories, bool) or not isinstance(trajectories, numbers.Integral) or trajectories < 2:
+    if checked_count(trajectories, "trajectories") < 2:
         raise ValueError(f"trajectories={trajectories!r} must be an int >= 2")
+    rng = random_generator(seed)
     if getattr(circuit, "_inputs_kind", lambda: None)() == "density":
         raise ValueError("trajectories start from a pure state; this circuit's input is a density matrix")
     K = get_backend()
@@ -78,7 +79,6 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
 
     require_memory(K, 4 * batch_size(n, int(trajectories)) * 2 ** n,
                    f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
-    rng = np.random.default_rng(seed)
     samples = [np.asarray(K.to_numpy(values(states)), dtype=float).reshape(-1)
                for states in trajectory_states(K, n, circuit._operations, circuit._input_array(K),
                                                int(trajectories), rng)]

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arguments import checked_seed
 from .autodiff import finite_difference_value_and_grad
 from .base import BackendBase
 from .capabilities import BackendCapabilities
@@ -85,6 +86,21 @@ class ArrayModuleBackend(BackendBase):
 
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.xp.ndarray)
+
+    def readable_scalar(self, x: Any) -> Any:
+        """The Python number a one-element array holds, or ``None`` where it cannot be read here
+        (a value being traced: inside ``jit`` or ``vmap``).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.get_backend("numpy").readable_scalar(np.float64(0.5))
+        0.5
+        """
+        try:
+            return x.item()
+        except Exception:  # noqa: BLE001 - a traced value (any library's tracer) has none to read
+            return None
 
     def _shape_tuple(self, shape: Any, operation: str) -> tuple[int, ...]:
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
@@ -281,7 +297,7 @@ class ArrayModuleBackend(BackendBase):
     # -- randomness ----------------------------------------------------------------------------
     def rng(self, seed: int | None = None) -> Any:
         """A new random generator of this backend, seeded with ``seed`` (fresh entropy if None)."""
-        return self.xp.random.default_rng(seed)
+        return self.xp.random.default_rng(checked_seed(seed))
 
     def _size(self, size: Any) -> tuple[int, ...] | None:
         return None if size is None else self._shape_tuple(size, "random sampling")

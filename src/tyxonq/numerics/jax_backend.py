@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .arguments import checked_seed
 from .array_module import ArrayModuleBackend
 from .autodiff import autograd_value_and_grad
 from .capabilities import BackendCapabilities
@@ -149,9 +150,15 @@ class JaxBackend(ArrayModuleBackend):
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.jax.Array)
 
+    def readable_scalar(self, x: Any) -> Any:
+        """The Python number a one-element array holds, or ``None`` for a traced value."""
+        if isinstance(x, self.jax.core.Tracer):
+            return None
+        return x.item()
+
     def rng(self, seed: int | None = None) -> Any:
         """A seeded NumPy generator; samples are drawn on the host and moved to the device."""
-        return np.random.default_rng(seed)
+        return np.random.default_rng(checked_seed(seed))
 
     def available_memory(self) -> int:
         stats = self.jax.devices()[0].memory_stats() if self.capabilities.device != "cpu" else None

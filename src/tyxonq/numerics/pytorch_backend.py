@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .arguments import checked_seed
 from .array_module import einsum_index_count
 from .autodiff import autograd_value_and_grad
 from .base import BackendBase
@@ -322,6 +323,14 @@ class PyTorchBackend(BackendBase):
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.torch.Tensor)
 
+    def readable_scalar(self, x: Any) -> Any:
+        """The Python number a one-element tensor holds (a device synchronisation on CUDA), or
+        ``None`` under ``torch.func.vmap``, where it has none."""
+        try:
+            return x.item()
+        except RuntimeError:
+            return None
+
     def constant(self, value: Any, dtype: Any = None) -> Any:
         """A tensor for a host constant, safe to cache and reuse across calls and transforms.
 
@@ -530,6 +539,7 @@ class PyTorchBackend(BackendBase):
     def rng(self, seed: int | None = None) -> Any:
         """A new ``torch.Generator`` on this backend's device, seeded (fresh entropy if None)."""
         generator = self.torch.Generator(device=self.device)
+        seed = checked_seed(seed)
         if seed is None:
             generator.seed()
         else:

@@ -251,15 +251,16 @@ class PauliSum:
             raise ValueError("this PauliSum has complex coefficients: pass hermitian=False for "
                              "the complex value")
         if shots is not None:
-            from .shots import shot_expectation, validated_shots
+            from ..numerics.arguments import checked_count, random_generator
+            from .shots import shot_expectation
 
             if not self.is_hermitian():
                 raise ValueError("shot estimates measure Hermitian operators: this PauliSum has "
                                  "complex coefficients")
             strings = [string for _, string in self]
             coefficients = [coefficient for coefficient, _ in self]
-            value, error = shot_expectation(circuit, strings, coefficients, validated_shots(shots),
-                                            np.random.default_rng(seed), readout_error)
+            shots, rng = checked_count(shots, "shots"), random_generator(seed)
+            value, error = shot_expectation(circuit, strings, coefficients, shots, rng, readout_error)
             return (value, error) if return_std else value
         if method not in ("auto", "state", "lightcone"):
             raise ValueError(f"method={method!r} must be 'auto', 'state' or 'lightcone'")

@@ -4,7 +4,6 @@ optional readout error on the sampled bits."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -12,16 +11,10 @@ import numpy as np
 from ..noise.readout import apply_readout_error, confusion_matrices
 from ..numerics import get_backend
 
-__all__ = ["commuting_groups", "shot_expectation", "validated_shots"]
+__all__ = ["commuting_groups", "shot_expectation"]
 
 #: Basis changes before a Z measurement: X -> H, Y -> S^dagger then H.
 _ROTATIONS = {"X": ("h",), "Y": ("sdg", "h"), "Z": ()}
-
-
-def validated_shots(shots: Any) -> int:
-    if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots <= 0:
-        raise ValueError(f"shots={shots!r} must be a positive int")
-    return int(shots)
 
 
 def commuting_groups(strings: Sequence[str]) -> list[list[int]]:

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.arguments import checked_state_vector
 from ..base import LIGHT_CONE_HINT, CircuitBase
 from ..contraction.network import density_network
 from ..contraction.rehearsal import rehearsing
@@ -81,18 +82,14 @@ class DMCircuit(CircuitBase):
         if shape not in ((dimension,), (dimension, dimension)):
             raise ValueError(f"inputs has shape {shape}; {n} qubits need a state vector ({dimension},) "
                              f"or a density matrix ({dimension}, {dimension})")
-        is_density = len(shape) == 2
+        if len(shape) == 1:
+            return checked_state_vector(K, inputs, n), False
         try:
             host = np.asarray(K.to_numpy(K.detach(inputs)) if K.is_array(inputs) else inputs)
         except Exception:  # a traced array: its values are the caller's
-            return inputs, is_density
+            return inputs, True
         if host.dtype.kind not in "fc":
             raise TypeError(f"inputs dtype {host.dtype} is not float or complex")
-        if not is_density:
-            norm = float(np.linalg.norm(host))
-            if not abs(norm - 1.0) <= 1e-6:
-                raise ValueError(f"inputs must be a normalised state; its norm is {norm:.6g}")
-            return inputs, False
         asymmetry = float(np.max(np.abs(host - host.conj().T)))
         if asymmetry > DENSITY_TOLERANCE:
             raise ValueError(f"inputs is not Hermitian (max |rho - rho^dagger| = {asymmetry:.2e})")

@@ -15,10 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.arguments import checked_state_vector, random_generator
 from ...numerics.lanes import LanesError
 from ..differentiation.traced import parameter_shift_dual
 from ..differentiation.tracing import TracingError
-from ..memory import require_memory
+from ..memory import require_memory, require_sample_memory
 from ..operations.gates import constant, gate_matrix
 from ..operations.operation_list import OperationList, format_samples, weighted_sum
 from . import measure
@@ -120,7 +121,7 @@ class MPSCircuit(OperationList):
             if shape == (n, 2):
                 kind = "product"
             elif shape == (2 ** n,):
-                kind = "dense"
+                kind, inputs = "dense", checked_state_vector(K, inputs, n)
             else:
                 raise ValueError(f"inputs has shape {shape}; {n} qubits need a product state ({n}, 2), "
                                  f"a state vector ({2 ** n},) or a list of {n} site tensors")
@@ -325,8 +326,9 @@ class MPSCircuit(OperationList):
         >>> tq.MPSCircuit(3).x(0).cx(0, 2).sample(5, seed=1)
         {'101': 5}
         """
-        shots, confusions = self._sampling(shots, format, readout_error)
-        bits = perfect_samples(self._state("sample()"), shots, np.random.default_rng(seed))
+        shots, confusions = self._sampling(shots, format, readout_error, seed)
+        require_sample_memory(shots, self._num_qubits, format, bits=True)
+        bits = perfect_samples(self._state("sample()"), shots, random_generator(seed))
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
 
 

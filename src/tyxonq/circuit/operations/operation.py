@@ -87,8 +87,9 @@ def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[
 def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
     """A real, finite angle: a Python/NumPy number, or a real scalar array of the backend.
 
-    Backend arrays are checked for shape and dtype only: reading their value would be a host
-    round-trip (and is impossible under ``vmap``), so their finiteness is the caller's.
+    A backend array's value is read back to check it is finite (a device synchronisation on a
+    GPU); a traced one (inside ``jax.jit`` or ``torch.func.vmap``) has no value to read, and only
+    its shape and dtype are checked.
     """
     kind = type(value)
     if (kind is float or kind is np.float64) and math.isfinite(value):  # the common case, fast
@@ -120,8 +121,11 @@ def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
             raise ValueError(f"{gate}: {name} must be a scalar; got shape {K.shape(value)}")
         if not K.is_floating(value):
             raise TypeError(
-                f"{gate}: {name} must be a real floating array; got dtype {K.dtype_of(value)}"
+                f"{gate}: {name} must be real, a floating array; got dtype {K.dtype_of(value)}"
             )
+        number = K.readable_scalar(value)
+        if number is not None and not math.isfinite(number):
+            raise ValueError(f"{gate}: {name}={number!r} is not finite; expected a real angle")
         return K.reshape(value, ()) if K.shape(value) == (1,) else value
     raise TypeError(f"{gate}: {name}={value!r} must be a real number or a real scalar array")
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ...noise.readout import apply_readout_error, confusion_matrices
 from ...numerics import get_backend
-from ...operators.shots import shot_expectation, validated_shots
+from ...numerics.arguments import checked_count, checked_seed, random_generator
+from ...operators.shots import shot_expectation
 from ..differentiation.tracing import Dual
 from ..interchange.methods import InterchangeMethods
 from ..statevector.lanes import operation_lanes
@@ -225,10 +226,11 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
             raise ValueError(f"{what} needs at least one qubit")
         return qubits
 
-    def _sampling(self, shots: int, format: str, readout_error: Any) -> tuple[int, list | None]:
-        """``sample``'s checked shots, and the confusion matrices to read through (given, or the
-        noise model's)."""
-        shots = validated_shots(shots)
+    def _sampling(self, shots: int, format: str, readout_error: Any, seed: Any) -> tuple[int, list | None]:
+        """``sample``'s checked shots (and seed), and the confusion matrices to read through
+        (given, or the noise model's)."""
+        shots = checked_count(shots, "shots")
+        checked_seed(seed)
         if format not in SAMPLE_FORMATS:
             raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
         if readout_error is not None:
@@ -285,8 +287,8 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         if not letters:
             raise ValueError("sample_expectation_ps needs at least one qubit in x, y or z")
         string = "".join(letters.get(q, "I") for q in range(self._num_qubits))
-        value, error = shot_expectation(self, [string], [1.0], validated_shots(shots),
-                                        np.random.default_rng(seed), readout_error)
+        value, error = shot_expectation(self, [string], [1.0], checked_count(shots, "shots"),
+                                        random_generator(seed), readout_error)
         return (value, error) if return_std else value
 
     # -- transformations -----------------------------------------------------------------------
