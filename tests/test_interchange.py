@@ -16,6 +16,7 @@ import tyxonq as tq
 from conftest import make_backend
 from reference import reference_state
 from test_circuit import add_operations, random_circuits
+from tyxonq.circuit.interchange.openqasm import openqasm_version
 from tyxonq.circuit.operations.gates import GATES
 
 qiskit = pytest.importorskip("qiskit")
@@ -172,10 +173,26 @@ def test_affine_angles_of_named_parameters():
      'if (c == 1) x q[0];\n', r"line 7"),
     ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nfoo q[0];\n', r"could not be parsed.*foo"),
     ('OPENQASM 4.0;\nqubit q;\n', r"OpenQASM 4 is not supported"),
+    ("garbage !!", r"OpenQASM 3 could not be parsed: line 1:8 .*'garbage!'"),
+    ("OPENQASM 3.0;\nqubit[2] q;\nh q[0]\n", r"could not be parsed: line 4:0: unexpected '<EOF>'"),
+    ("", r"text holds no OpenQASM statements"),
+    ("  // a comment only\n", r"text holds no OpenQASM statements"),
 ])
 def test_what_cannot_be_simulated_is_refused_with_its_line(text, message):
     with pytest.raises(ValueError, match=message):
         tq.Circuit.from_openqasm(text)
+
+
+def test_a_version_2_program_without_its_header_is_read_as_version_2():
+    """Qiskit's version-2 parser reads programs without an OPENQASM line; so does tyxonq."""
+    from qiskit import qasm2
+
+    text = 'include "qelib1.inc";\nqreg q[3];\ncreg c[3];\nh q[0];\ncx q[0],q[1];\nu3(0.3,0.2,0.1) q[2];\n'
+    expected = qiskit_state(qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS))
+    np.testing.assert_allclose(state_of(tq.Circuit.from_openqasm(text)), expected, atol=1e-12)
+    assert openqasm_version(text) == 2
+    assert openqasm_version("qubit[2] q;\nh q[0];\n") == 3  # no header and no version-2 marks: 3
+    assert openqasm_version('include "stdgates.inc";\nqreg q[1];\n') == 3  # version 3's own include
 
 
 def test_bad_conversions_name_what_is_wrong():

@@ -19,6 +19,8 @@ state. Angles are written with 17 significant digits.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from typing import Any
 
@@ -55,11 +57,27 @@ _INVERSE_NAMES = {"s": "sdg", "sdg": "s", "t": "tdg", "tdg": "t", "sx": "sxdg", 
 _NEGATED = {"rx", "ry", "rz", "phase", "rxx", "ryy", "rzz", "crx", "cry", "crz", "cphase", "gphase"}
 
 
+#: statements only OpenQASM 2 programs are made of (version 3 declares ``qubit``/``bit``)
+_VERSION_2_MARKS = re.compile(r'^\s*(include\s+"qelib1\.inc"|[qc]reg\s)', re.MULTILINE)
+_VERSION_3_MARKS = re.compile(r'^\s*(include\s+"stdgates\.inc"|qubit\b|bit\b|input\s|output\s)', re.MULTILINE)
+
+
 def openqasm_version(text: str) -> int:
-    """2 or 3, from the ``OPENQASM`` header (3 when there is none, as the OpenQASM 3 spec allows)."""
-    match = re.search(r"^\s*OPENQASM\s+(\d+)(?:\.\d+)?\s*;", _without_comments(text), re.MULTILINE)
+    """2 or 3, from the ``OPENQASM`` header; without one, 2 for a program written as version 2
+    (``include "qelib1.inc"``, ``qreg``/``creg`` declarations, nothing only version 3 has), else 3
+    (as the OpenQASM 3 spec allows).
+
+    Examples
+    --------
+    >>> openqasm_version('include "qelib1.inc";\\nqreg q[1];\\nh q[0];')
+    2
+    >>> openqasm_version("qubit[1] q;\\nh q[0];")
+    3
+    """
+    text = _without_comments(text)
+    match = re.search(r"^\s*OPENQASM\s+(\d+)(?:\.\d+)?\s*;", text, re.MULTILINE)
     if match is None:
-        return 3
+        return 2 if _VERSION_2_MARKS.search(text) and not _VERSION_3_MARKS.search(text) else 3
     version = int(match.group(1))
     if version not in (2, 3):
         raise ValueError(f"OpenQASM {match.group(1)} is not supported; versions 2 and 3 are")
@@ -69,6 +87,19 @@ def openqasm_version(text: str) -> int:
 def _without_comments(text: str) -> str:
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.DOTALL)
     return re.sub(r"//[^\n]*", "", text)
+
+
+def _offending_token(error: BaseException) -> str:
+    """Where the OpenQASM 3 parser gave up, from the ANTLR exception beneath its error (which
+    carries no message of its own when it bails out), or ``""``."""
+    seen = 0
+    while error is not None and seen < 8:
+        for candidate in (error, *getattr(error, "args", ())):
+            token = getattr(candidate, "offendingToken", None)
+            if token is not None:
+                return f"line {token.line}:{token.column}: unexpected {token.text!r}"
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return ""
 
 
 def _line_of(text: str, keyword: str) -> int | None:
@@ -84,22 +115,29 @@ def from_openqasm(cls: type, text: str, binding: Any = None, **options: Any) -> 
     """Parse OpenQASM 2 or 3 ``text`` into ``cls`` (see the module's conventions)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be OpenQASM source as a str; got {type(text).__name__}")
+    if not _without_comments(text).strip():
+        raise ValueError("text holds no OpenQASM statements: pass a program's source")
     require_qiskit()
     version = openqasm_version(text)
+    diagnostics = io.StringIO()  # the OpenQASM 3 parser (ANTLR) prints what it found there
     try:
-        if version == 2:
-            from qiskit import qasm2
+        with contextlib.redirect_stderr(diagnostics):
+            if version == 2:
+                from qiskit import qasm2
 
-            qc = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
-        else:
-            from qiskit import qasm3
+                qc = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
+            else:
+                from qiskit import qasm3
 
-            qc = qasm3.loads(text)
+                qc = qasm3.loads(text)
     except ImportError as error:
         raise ImportError("reading OpenQASM 3 needs qiskit-qasm3-import: pip install "
                           "'tyxonq[qiskit]'") from error
     except Exception as error:  # the parsers' own errors say what and where
-        raise ValueError(f"OpenQASM {version} could not be parsed: {error}") from error
+        detail = "; ".join(filter(None, [str(error).strip(), *diagnostics.getvalue().strip().splitlines(),
+                                         _offending_token(error)]))
+        raise ValueError(f"OpenQASM {version} could not be parsed: "
+                         f"{detail or type(error).__name__}") from error
     try:
         return from_qiskit(cls, qc, binding, **options)
     except ValueError as error:
