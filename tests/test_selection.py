@@ -153,6 +153,26 @@ def test_use_backend_nests_and_restores_even_on_error():
     assert tq.get_backend() is outer
 
 
+@pytest.mark.parametrize("set_before", [False, True])
+def test_set_backend_inside_use_backend_lasts_until_the_block_ends(set_before):
+    """One rule whether or not set_backend was called before the block: leaving it restores the
+    backend the thread had on entering it; the process default (new threads) keeps the new one."""
+    from tyxonq.numerics.selection import ACTIVE_BACKEND
+
+    if set_before:
+        tq.set_backend("numpy")
+    entered = tq.get_backend()
+    with tq.use_backend("numpy", dtype="complex64"):
+        chosen = tq.set_backend("pytorch")
+        assert tq.get_backend() is chosen
+    assert tq.get_backend() is entered
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(tq.get_backend()))
+    thread.start()
+    thread.join()
+    assert seen == [chosen] and ACTIVE_BACKEND._process_default == [chosen]
+
+
 def test_threads_do_not_see_each_others_use_backend():
     tq.set_backend("numpy")
     inside = threading.Event()

@@ -3,6 +3,11 @@
 Used for the active backend and the active contractor: ``set(value)`` changes the process-wide
 default (what new threads see) and the current context; ``override(value)`` changes only the
 current context (thread or asyncio task) until the ``with`` block ends, even if it raises.
+
+One rule for a ``set`` inside an ``override`` block: leaving the block gives the context exactly
+the value it had on entering it, and the process default keeps what ``set`` gave it. (Without the
+rule, what the context saw after the block would depend on whether ``set`` had ever been called
+before it.)
 """
 
 from __future__ import annotations
@@ -49,11 +54,14 @@ class ContextualSetting(Generic[T]):
 
     @contextlib.contextmanager
     def override(self, value: T) -> Iterator[T]:
+        entered = self.get()
         token = self._override.set(value)
         try:
             yield value
         finally:
             self._override.reset(token)
+            if self.get() is not entered:  # set() inside the block moved the process default
+                self._override.set(entered)
 
     @contextlib.contextmanager
     def isolated(self) -> Iterator[None]:

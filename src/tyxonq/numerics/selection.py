@@ -117,6 +117,10 @@ ACTIVE_BACKEND: ContextualSetting[ArrayBackend] = ContextualSetting(
 def set_backend(backend: Any, **options: Any) -> ArrayBackend:
     """Make ``backend`` the active backend and the default of new threads; return it.
 
+    Inside a :func:`use_backend` block it is active until the block ends; leaving the block
+    restores the backend the thread had on entering it, while the process default (what new
+    threads see) stays ``backend``.
+
     Parameters
     ----------
     backend : str or ArrayBackend
@@ -152,8 +156,9 @@ def get_backend(name: str | None = None) -> ArrayBackend:
 def use_backend(backend: Any, **options: Any) -> Iterator[ArrayBackend]:
     """Context manager: ``backend`` is active inside the block, the previous one after it.
 
-    The previous backend comes back even if the block raises; other threads and asyncio tasks
-    never see the change.
+    The backend the thread had on entering the block comes back when it ends, even if it raises
+    and even if :func:`set_backend` was called inside it (that call still sets the process
+    default that new threads see); other threads and asyncio tasks never see the change.
 
     Examples
     --------
