@@ -220,11 +220,30 @@ def test_newton_reaches_the_vqe_minimum_in_few_iterations():
     assert newton.nit < bfgs.nit
 
 
+def test_natural_gradient_finds_the_objective_circuit_by_tracing():
+    """Without circuit=, QNG traces the objective to find its circuit (as PennyLane's QNG finds the
+    QNode's): the same steps as with circuit=, classical processing of the parameters included;
+    an objective of two circuits is refused, naming circuit=."""
+    hamiltonian = tq.hamiltonians.tfim(3)
+    circuit_fn = lambda p: tq.templates.hardware_efficient(3, 2 * p + 0.1, 1)  # noqa: E731
+    energy = lambda p: 0.5 * circuit_fn(p).expectation(hamiltonian)  # noqa: E731
+    x0 = np.random.default_rng(4).uniform(-0.3, 0.3, tq.templates.hardware_efficient_size(3, 1))
+    with tq.use_backend("numpy"):
+        given = tq.optimize.minimize(energy, x0, method="qng", circuit=circuit_fn, maxiter=4, tol=0,
+                                     progress=False)
+        traced = tq.optimize.minimize(energy, x0, method="qng", maxiter=4, tol=0, progress=False)
+        np.testing.assert_allclose(traced.history_fun, given.history_fun, atol=1e-12)
+        np.testing.assert_allclose(traced.x, given.x, atol=1e-12)
+        two = lambda p: circuit_fn(p).expectation(hamiltonian) + circuit_fn(-p).expectation(hamiltonian)  # noqa
+        with pytest.raises(ValueError, match="found 2.*pass circuit="):
+            tq.optimize.minimize(two, x0, method="qng", maxiter=2, progress=False)
+
+
 def test_second_order_options_are_checked():
     energy, circuit_fn, x0, _ = tfim_vqe(3, 1)
     with tq.use_backend("numpy"):
-        with pytest.raises(ValueError, match="circuit="):
-            tq.optimize.minimize(energy, x0, method="qng")
+        with pytest.raises(ValueError, match="found 0.*circuit="):
+            tq.optimize.minimize(lambda p: np.sum(p * p), x0, method="qng", progress=False)
         with pytest.raises(ValueError, match="lam"):
             tq.optimize.minimize(energy, x0, method="qng", circuit=circuit_fn, lam=0.0)
         with pytest.raises(ValueError, match="approximation"):

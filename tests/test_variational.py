@@ -50,6 +50,75 @@ def test_first_order_methods_stop_on_the_tolerance():
     assert result.converged and result.nit < 5000 and "tol" in result.message
 
 
+INTERRUPTIBLE = [("numpy", "adam"), ("numpy", "L-BFGS-B"), ("pytorch", "adam"), ("numpy", "qng"),
+                 ("numpy", "newton"), ("numpy", "COBYLA"), ("jax", "sgd")]
+
+
+@pytest.mark.parametrize("backend_name, method", INTERRUPTIBLE)
+@pytest.mark.parametrize("error", [RuntimeError("the cluster went away"), KeyboardInterrupt()],
+                         ids=["exception", "keyboard interrupt"])
+def test_an_interrupted_run_keeps_its_best_point_and_history(backend_name, method, error):
+    """An exception or Ctrl-C at the objective's 6th call: OptimizationInterrupted carries the best
+    of the points evaluated, its value and the history, the error as its cause."""
+    _, energy, size = tfim_energy(3, 1)
+    calls = []
+
+    def interrupted(params):
+        calls.append(1)
+        if len(calls) == 6:
+            raise error
+        return energy(params)
+
+    x0 = np.random.default_rng(1).uniform(-0.3, 0.3, size)
+    with tq.use_backend(make_backend(backend_name)):
+        with pytest.raises(tq.optimize.OptimizationInterrupted, match=type(error).__name__) as raised:
+            tq.optimize.minimize(interrupted, x0, method=method, maxiter=50, progress=False, jit=False)
+        result = raised.value.result
+        assert raised.value.__cause__ is error
+        assert result.status == "interrupted" and not result.converged and "interrupted" in result.message
+        evaluated = len(result.history_fun)  # QNG and Newton also call the objective for metrics, Hessians
+        assert len(result.history_x) == evaluated and (evaluated == 5 or method in ("qng", "newton"))
+        assert evaluated >= 2
+        best = int(np.argmin(result.history_fun))
+        assert result.fun == min(result.history_fun) and np.array_equal(result.x, result.history_x[best])
+        assert float(energy(result.x)) == pytest.approx(result.fun, abs=1e-12)
+        resumed = tq.optimize.minimize(energy, result.x, method=method, maxiter=3, progress=False)
+        assert resumed.history_fun[0] == pytest.approx(result.fun, abs=1e-12)
+
+
+def test_an_error_before_any_evaluation_is_raised_as_it_is():
+    with tq.use_backend("numpy"):
+        with pytest.raises(ZeroDivisionError):
+            tq.optimize.minimize(lambda p: 1 / 0, np.zeros(2), progress=False)
+
+
+@pytest.mark.parametrize("method", ["adam", "L-BFGS-B", "qng"])
+def test_the_callback_sees_every_iteration_and_may_stop_the_run(method):
+    _, energy, size = tfim_energy(3, 1)
+    seen = []
+
+    def callback(result):
+        seen.append((result.nit, result.fun, len(result.history_fun)))
+        return result.nit == 3
+
+    with tq.use_backend("numpy"):
+        result = tq.optimize.minimize(energy, np.full(size, 0.2), method=method, maxiter=50, tol=0,
+                                      progress=False, callback=callback)
+        with pytest.raises(TypeError, match="callback"):
+            tq.optimize.minimize(energy, np.full(size, 0.2), callback=3)
+    assert [nit for nit, _, _ in seen] == [1, 2, 3]
+    assert result.status == "stopped" and result.nit == 3 and "callback" in result.message
+    assert all(fun == min(result.history_fun[:count]) for _, fun, count in seen)
+
+
+def test_statuses_of_finished_runs():
+    _, energy, size = tfim_energy(2, 1)
+    with tq.use_backend("numpy"):
+        assert tq.optimize.minimize(energy, np.full(size, 0.1), method="adam", maxiter=3,
+                                    progress=False).status == "maxiter"
+        assert tq.optimize.minimize(energy, np.full(size, 0.1), progress=False).status == "converged"
+
+
 def test_progress_bar_can_be_switched_off(capsys):
     _, energy, size = tfim_energy(2, 1)
     with tq.use_backend("numpy"):

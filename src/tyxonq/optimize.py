@@ -14,11 +14,17 @@ Newton method with the exact Hessian (:func:`tyxonq.hessian`; scipy's ``trust-ex
 does not climb to saddles or maxima as plain Newton steps do); and any
 ``scipy.optimize.minimize`` method (``"L-BFGS-B"``, ``"BFGS"``, ``"CG"``, ``"COBYLA"``,
 ``"Nelder-Mead"`` ...), which receive exact gradients when they use them.
+
+Interrupted work keeps what it found: ``callback(result)`` sees the best point and the history
+after every iteration (and may stop the run by returning ``True``), and an exception or
+KeyboardInterrupt inside the objective ends the run with :class:`OptimizationInterrupted`,
+whose ``result`` holds the best point, its value and the history so far.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import warnings
 import weakref
@@ -27,12 +33,13 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from .circuit.differentiation.tracing import CircuitFound, capturing_traced_circuits
 from .geometry import APPROXIMATIONS, fubini_study_metric
 from .gradients import hessian, value_and_grad
 from .numerics import get_backend
 
 __all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "SECOND_ORDER_METHODS",
-           "ObjectiveNotCompiledWarning"]
+           "ObjectiveNotCompiledWarning", "OptimizationInterrupted"]
 
 FIRST_ORDER_METHODS = ("adam", "sgd")
 SECOND_ORDER_METHODS = ("qng", "newton")
@@ -58,6 +65,11 @@ class OptimizeResult:
         Whether the stopping tolerance (or the scipy method's criterion) was met.
     message : str
         Why the run stopped.
+    status : str
+        ``"converged"``, ``"maxiter"`` (the budget ran out), ``"failed"`` (the scipy method
+        reported failure), ``"stopped"`` (the callback returned ``True``) or ``"interrupted"``
+        (an exception or KeyboardInterrupt; see :class:`OptimizationInterrupted`); ``"running"``
+        while the run goes on.
     """
 
     x: np.ndarray
@@ -67,6 +79,24 @@ class OptimizeResult:
     nit: int = 0
     converged: bool = False
     message: str = ""
+    status: str = "running"
+
+
+class OptimizationInterrupted(Exception):
+    """An exception or KeyboardInterrupt ended :func:`minimize`; ``result`` holds what the run
+    found (its best point ``x`` and value ``fun``, the history, ``status="interrupted"``) and the
+    original error is the ``__cause__``. Resume with ``minimize(objective, error.result.x, ...)``."""
+
+    def __init__(self, result: OptimizeResult, cause: BaseException) -> None:
+        best = "no point evaluated" if not result.history_fun else \
+            f"best value {result.fun:.10g} after {len(result.history_fun)} evaluations, in .result.x"
+        super().__init__(f"minimize was interrupted by {type(cause).__name__}"
+                         f"{': ' + str(cause) if str(cause) else ''} ({best})")
+        self.result = result
+
+
+class _StopRequested(Exception):
+    """The callback asked the run to stop."""
 
 
 @contextlib.contextmanager
@@ -98,7 +128,8 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
              gradient_method: str | None = None, progress: bool | None = None,
              jit: bool | None = None, options: dict[str, Any] | None = None,
              circuit: Callable[[Any], Any] | None = None, lam: float = 1e-3,
-             approximation: str | None = None) -> OptimizeResult:
+             approximation: str | None = None,
+             callback: Callable[[OptimizeResult], Any] | None = None) -> OptimizeResult:
     """Minimise a real objective of one parameter array.
 
     Parameters
@@ -130,12 +161,24 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         Extra options for ``scipy.optimize.minimize`` (``"newton"`` included).
     circuit : callable, optional
         ``"qng"``: ``circuit(params) -> tq.Circuit``, the state whose metric the steps follow
-        (the objective's ansatz).
+        (the objective's ansatz). Without it the objective is traced once to find the one
+        circuit whose expectation values it takes; an objective of several circuits needs it.
     lam : float
         ``"qng"``: the regularisation added to the metric's diagonal (``> 0``; the metric is
         singular wherever a parameter does not move the state).
     approximation : {None, "block-diag", "diag"}
         ``"qng"``: the metric's approximation (:func:`tyxonq.fubini_study_metric`).
+    callback : callable, optional
+        ``callback(result)`` after every iteration, with the :class:`OptimizeResult` so far (best
+        ``x`` and ``fun``, history, ``nit``): save progress there; returning ``True`` stops the run
+        (``status="stopped"``).
+
+    Raises
+    ------
+    OptimizationInterrupted
+        When the objective (or the callback) raises, KeyboardInterrupt included, after at least
+        one evaluation: its ``result`` keeps the best point, its value and the history so far
+        (an error before any evaluation is raised as it is).
 
     Examples
     --------
@@ -148,10 +191,43 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     """
     if maxiter < 1:
         raise ValueError(f"maxiter={maxiter!r} must be at least 1")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback={callback!r} must be callable: callback(result) after each iteration")
+    if not isinstance(method, str):
+        raise TypeError(f"method={method!r} must be a name such as 'adam', 'qng' or 'L-BFGS-B'")
     progress = maxiter > 50 if progress is None else progress
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
     method_name = method.lower()
+    metric = _checked_metric(objective, circuit, lam, approximation) if method_name == "qng" else None
+    result = OptimizeResult(x=x0.copy(), fun=math.inf)
+
+    def iteration_done() -> None:
+        """After every iteration: the user's callback, which may stop the run."""
+        if callback is not None and callback(result) is True:
+            raise _StopRequested
+    try:
+        run = _runner(K, objective, x0, method, method_name, maxiter, tol, learning_rate, gradient_method,
+                      progress, jit, options, metric, lam)
+        run(result, iteration_done)
+    except _StopRequested:
+        result.converged, result.status = False, "stopped"
+        result.message = f"stopped by the callback after {result.nit} iterations"
+    except (Exception, KeyboardInterrupt) as error:
+        if not result.history_fun:  # nothing found yet to keep: the error as it is
+            raise
+        result.converged, result.status = False, "interrupted"
+        result.message = f"interrupted by {type(error).__name__} after {len(result.history_fun)} evaluations"
+        raise OptimizationInterrupted(result, error) from error
+    return result
+
+
+def _runner(K: Any, objective: Callable, x0: np.ndarray, method: str, method_name: str, maxiter: int,
+            tol: float, learning_rate: float, gradient_method: str | None, progress: bool,
+            jit: bool | None, options: dict[str, Any] | None, metric: Callable | None,
+            lam: float) -> Callable[[OptimizeResult, Callable[[], None]], None]:
+    """``run(result, iteration_done)`` for the method: it records into ``result`` and calls
+    ``iteration_done()`` after every iteration."""
     compiling = K.capabilities.compiles_whole_functions if jit is None else jit
     compiled = _compiled_functions(K, objective, gradient_method) if compiling else {}
 
@@ -164,24 +240,27 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         return compiled[key]
 
     gradient = lambda: value_and_grad(objective, method=gradient_method)  # noqa: E731
+    loop = functools.partial(_first_order_loop, maxiter=maxiter, tol=tol, progress=progress)
     if method_name == "qng":
-        metric = _checked_metric(circuit, lam, approximation)
-        return _natural_gradient(K, made("evaluate", gradient), metric, x0, maxiter, tol, learning_rate,
-                                 lam, progress)
+        evaluate = made("evaluate", gradient)
+        return lambda result, done: loop(
+            _natural_gradient(K, evaluate, metric, x0, learning_rate, lam), result, done, name="qng")
     if method_name == "newton":
         second = hessian(objective, method=gradient_method)
-        return _scipy(K, made("objective", lambda: objective), made("evaluate", gradient), x0,
-                      "trust-exact", maxiter, tol, progress, options or {},
-                      lambda x: np.asarray(K.to_numpy(second(K.asarray(x, K.real_dtype))), dtype=np.float64))
+        return functools.partial(
+            _scipy, K, made("objective", lambda: objective), made("evaluate", gradient), x0, "trust-exact",
+            maxiter, tol, progress, options or {},
+            lambda x: np.asarray(K.to_numpy(second(K.asarray(x, K.real_dtype))), dtype=np.float64))
     if method_name in FIRST_ORDER_METHODS:
         if K.name == "pytorch":
-            return _torch_optimizer(K, made("evaluate", gradient), x0, method_name, maxiter, tol,
-                                    learning_rate, progress)
+            evaluate = made("evaluate", gradient)
+            return lambda result, done: loop(
+                _torch_optimizer(K, evaluate, x0, method_name, learning_rate), result, done, name=method_name)
         step = made(("step", method_name, learning_rate),
                     lambda: _first_order_step(K, gradient(), method_name, learning_rate))
-        return _stepped_first_order(K, step, x0, method_name, maxiter, tol, progress)
-    return _scipy(K, made("objective", lambda: objective), made("evaluate", gradient), x0, method,
-                  maxiter, tol, progress, options or {})
+        return lambda result, done: loop(_stepped_first_order(K, step, x0), result, done, name=method_name)
+    return functools.partial(_scipy, K, made("objective", lambda: objective), made("evaluate", gradient),
+                             x0, method, maxiter, tol, progress, options or {}, None)
 
 
 class ObjectiveNotCompiledWarning(RuntimeWarning):
@@ -231,9 +310,12 @@ def _record(result: OptimizeResult, x: np.ndarray, energy: float) -> None:
         result.fun, result.x = energy, np.array(x, dtype=np.float64)
 
 
-def _first_order_loop(step: Callable[[], float], current: Callable[[], np.ndarray], maxiter: int,
-                      tol: float, progress: bool, name: str) -> OptimizeResult:
-    result = OptimizeResult(x=current(), fun=math.inf)
+def _first_order_loop(stepper: tuple[Callable[[], float], Callable[[], np.ndarray]], result: OptimizeResult,
+                      iteration_done: Callable[[], None], *, maxiter: int, tol: float, progress: bool,
+                      name: str) -> None:
+    """Iterate ``step()`` (which returns the energy at the point ``current()`` had before it),
+    recording into ``result``, until the energy changes by less than ``tol`` or ``maxiter``."""
+    step, current = stepper
     previous = math.inf
     with _progress(maxiter, progress, name) as advance:
         for iteration in range(1, maxiter + 1):
@@ -242,13 +324,14 @@ def _first_order_loop(step: Callable[[], float], current: Callable[[], np.ndarra
             _record(result, x_before, energy)
             advance(energy)
             result.nit = iteration
+            iteration_done()
             if abs(previous - energy) < tol:
-                result.converged, result.message = True, f"energy changed by less than tol={tol}"
+                result.converged, result.status = True, "converged"
+                result.message = f"energy changed by less than tol={tol}"
                 break
             previous = energy
     if not result.converged:
-        result.message = f"reached maxiter={maxiter}"
-    return result
+        result.status, result.message = "maxiter", f"reached maxiter={maxiter}"
 
 
 ADAM_BETAS, ADAM_EPSILON = (0.9, 0.999), 1e-8
@@ -272,8 +355,8 @@ def _first_order_step(K: Any, evaluate: Callable, method: str, learning_rate: fl
     return step
 
 
-def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray, method: str, maxiter: int,
-                         tol: float, progress: bool) -> OptimizeResult:
+def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray) -> tuple[Callable, Callable]:
+    """``(advance, current)`` for :func:`_first_order_loop`: one compiled update per call."""
     x = K.asarray(x0, K.real_dtype)
     state = [x, K.zeros_like(x), K.zeros_like(x)]
     counter = [0]
@@ -284,12 +367,12 @@ def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray, method: str, ma
         state[:] = [x, first, second]
         return float(K.to_numpy(value))
 
-    return _first_order_loop(advance, lambda: np.array(K.to_numpy(state[0]), dtype=np.float64),
-                             maxiter, tol, progress, method)
+    return advance, lambda: np.array(K.to_numpy(state[0]), dtype=np.float64)
 
 
-def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str, maxiter: int,
-                     tol: float, learning_rate: float, progress: bool) -> OptimizeResult:
+def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str,
+                     learning_rate: float) -> tuple[Callable, Callable]:
+    """``(step, current)`` for :func:`_first_order_loop` through ``torch.optim``."""
     torch = K.torch
     params = K.asarray(x0.copy(), K.real_dtype).clone()
     optimizer_class = torch.optim.Adam if method == "adam" else torch.optim.SGD
@@ -302,15 +385,18 @@ def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str, ma
         optimizer.step()
         return float(K.to_numpy(value))
 
-    return _first_order_loop(step, lambda: K.to_numpy(params).copy(), maxiter, tol, progress,
-                             method)
+    return step, lambda: K.to_numpy(params).copy()
 
 
-def _checked_metric(circuit: Callable | None, lam: float, approximation: str | None) -> Callable:
-    """``metric(x)`` for ``"qng"``, its arguments checked."""
-    if circuit is None or not callable(circuit):
-        raise ValueError("method='qng' needs circuit=: a function of the parameters returning the "
-                         "tq.Circuit whose state the objective measures (its ansatz)")
+def _checked_metric(objective: Callable, circuit: Callable | None, lam: float,
+                    approximation: str | None) -> Callable:
+    """``metric(x)`` for ``"qng"``, its arguments checked; without ``circuit`` the circuit is
+    found by tracing the objective (:func:`_objective_circuit`)."""
+    if circuit is not None and not callable(circuit):
+        raise TypeError(f"circuit={circuit!r} must be a function of the parameters returning the "
+                        "tq.Circuit whose state the objective measures (its ansatz)")
+    if circuit is None:
+        circuit = _objective_circuit(objective)
     if not lam > 0:
         raise ValueError(f"lam={lam!r} must be positive: it regularises the metric, which is singular "
                          "where a parameter does not move the state")
@@ -319,28 +405,56 @@ def _checked_metric(circuit: Callable | None, lam: float, approximation: str | N
     return lambda x: fubini_study_metric(circuit, x, approximation=approximation)
 
 
-def _natural_gradient(K: Any, evaluate: Callable, metric: Callable, x0: np.ndarray, maxiter: int,
-                      tol: float, learning_rate: float, lam: float, progress: bool) -> OptimizeResult:
-    """Quantum natural gradient descent: ``x <- x - lr (g(x) + lam I)^-1 grad E(x)``."""
+def _objective_circuit(objective: Callable) -> Callable:
+    """``circuit(params)``: the one circuit whose results ``objective(params)`` computes, found by
+    running the objective with traced parameters and stopping at its first circuit result. The
+    first call runs the objective to its end and refuses one that measures several circuits."""
+    checked = []
+
+    def circuit(params: Any) -> Any:
+        if checked:
+            with capturing_traced_circuits(stop_at_first=True):
+                try:
+                    objective(params)
+                except CircuitFound as found:
+                    return found.circuit
+        else:
+            with capturing_traced_circuits() as found:
+                objective(params)
+            distinct = list({id(c): c for c in found}.values())
+            if len(distinct) == 1:
+                checked.append(True)
+                return distinct[0]
+        raise ValueError(
+            f"method='qng' without circuit= looks for the one circuit whose expectation values the "
+            f"objective takes; it found {len(distinct) if not checked else 0}: pass circuit=, a function "
+            "of the parameters returning the tq.Circuit whose state the steps should follow")
+
+    return circuit
+
+
+def _natural_gradient(K: Any, evaluate: Callable, metric: Callable, x0: np.ndarray,
+                      learning_rate: float, lam: float) -> tuple[Callable, Callable]:
+    """Quantum natural gradient descent, ``x <- x - lr (g(x) + lam I)^-1 grad E(x)``, as
+    ``(step, current)`` for :func:`_first_order_loop`."""
     x = [x0.copy()]
 
     def step() -> float:
-        value, gradient = evaluate(K.asarray(x[0], K.real_dtype))
         g = np.asarray(K.to_numpy(metric(K.asarray(x[0], K.real_dtype))), dtype=np.float64)
+        value, gradient = evaluate(K.asarray(x[0], K.real_dtype))
         g = g.reshape(x[0].size, x[0].size) + lam * np.eye(x[0].size)
         direction = np.linalg.solve(g, np.asarray(K.to_numpy(gradient), dtype=np.float64))
         x[0] = x[0] - learning_rate * direction
         return float(K.to_numpy(value))
 
-    return _first_order_loop(step, lambda: x[0].copy(), maxiter, tol, progress, "qng")
+    return step, lambda: x[0].copy()
 
 
 def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
            maxiter: int, tol: float, progress: bool, options: dict[str, Any],
-           hessian_of: Callable | None = None) -> OptimizeResult:
+           hessian_of: Callable | None, result: OptimizeResult, iteration_done: Callable[[], None]) -> None:
     from scipy import optimize
 
-    result = OptimizeResult(x=x0.copy(), fun=math.inf)
     uses_gradient = method.lower() not in _GRADIENT_FREE
     with _progress(maxiter, progress, method) as advance:
 
@@ -358,6 +472,7 @@ def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, meth
         def callback(*args: Any) -> None:
             advance(result.history_fun[-1] if result.history_fun else math.nan)
             result.nit += 1
+            iteration_done()
 
         outcome = optimize.minimize(
             with_gradient if uses_gradient else value_only, x0, method=method,
@@ -365,13 +480,13 @@ def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, meth
             options={"maxiter": maxiter, **options},
         )
     result.converged = bool(outcome.success)
+    result.status = "converged" if result.converged else "failed"
     result.message = str(outcome.message)
     if hessian_of is not None and not result.converged:
         # at an exact minimum the trust region's predicted and actual reductions are both
         # rounding noise, and scipy reports a failure: a vanishing gradient says otherwise
         norm = float(np.linalg.norm(np.asarray(outcome.jac, dtype=np.float64)))
         if norm < 1e-8:
-            result.converged = True
+            result.converged, result.status = True, "converged"
             result.message = f"gradient norm {norm:.1e}: converged to rounding ({result.message})"
     result.x, result.fun = np.asarray(outcome.x, dtype=np.float64), float(outcome.fun)
-    return result

@@ -23,7 +23,7 @@ from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
-from .differentiation.tracing import TracingError
+from .differentiation.tracing import TracingError, announce_traced_circuit
 from .memory import require_memory, require_sample_memory
 from .operations.gates import constant
 from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
@@ -257,6 +257,7 @@ class CircuitBase(OperationList):
             raise TracingError("exact gradients need a real objective: use hermitian=True")
         from .differentiation.traced import traced_expectation
 
+        announce_traced_circuit(self)  # tq.optimize's QNG finds an objective's circuit this way
         return traced_expectation(self, evaluate, apply_observable, requests)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",

@@ -247,6 +247,42 @@ def is_traced(value: Any) -> bool:
     return isinstance(value, Dual)
 
 
+_CAPTURE: contextvars.ContextVar[tuple[list, bool] | None] = contextvars.ContextVar(
+    "tyxonq_traced_circuits", default=None)
+
+
+class CircuitFound(Exception):
+    """Raised by :func:`announce_traced_circuit` to stop a traced function at its first circuit."""
+
+    def __init__(self, circuit: Any) -> None:
+        super().__init__("a traced circuit was found")
+        self.circuit = circuit
+
+
+@contextlib.contextmanager
+def capturing_traced_circuits(stop_at_first: bool = False) -> Iterator[list]:
+    """Collect every circuit whose result is computed with traced angles inside the block (in
+    order; the same circuit once per result); with ``stop_at_first`` the first one raises
+    :class:`CircuitFound` instead, so nothing is computed for it."""
+    found: list = []
+    token = _CAPTURE.set((found, stop_at_first))
+    try:
+        yield found
+    finally:
+        _CAPTURE.reset(token)
+
+
+def announce_traced_circuit(circuit: Any) -> None:
+    """Called by a circuit about to compute a result with traced angles."""
+    capture = _CAPTURE.get()
+    if capture is None:
+        return
+    found, stop = capture
+    if stop:
+        raise CircuitFound(circuit)
+    found.append(circuit)
+
+
 def traced_array(values: np.ndarray, offset: int, size: int, second_order: bool = False) -> np.ndarray:
     """Object array of Duals with unit gradients ``offset .. offset + values.size`` of ``size``
     (and zero Hessians with ``second_order``)."""
