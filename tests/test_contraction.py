@@ -4,6 +4,9 @@ simplified networks against the dense reference on every backend."""
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -234,3 +237,32 @@ def test_every_term_of_a_hundred_node_p2_energy_plans_at_most_2_to_the_14():
         report = circuit.rehearse("expectation", tq.hamiltonians.maxcut(graph))
     assert report.contractions == 150 and report.width <= 14
     assert report.distinct_plans <= 20  # most edges' light cones have the same shape
+
+
+DETERMINISM_SCRIPT = """
+import hashlib, numpy as np, tyxonq as tq
+from tyxonq.circuit.contraction.plan import plan_cache_paths
+rng = np.random.default_rng(11)
+c = tq.Circuit(18)
+for _ in range(50):
+    q = [int(x) for x in rng.choice(18, 3, replace=False)]
+    c.ccx(q[0], q[1], q[2]).h(q[0]).cx(q[1], q[2])
+report = c.rehearse("expectation_ps", z=[9])
+print(report.width, report.flops, hashlib.sha256(repr(plan_cache_paths()).encode()).hexdigest())
+"""
+
+
+def test_plans_are_the_same_in_every_process():
+    """A network large enough for the hyper-optimised search gets the same path in processes with
+    different string hashing (set orders) and different timing: trials are counted, not timed,
+    and every random choice is seeded."""
+    pytest.importorskip("cotengra")
+    outputs = []
+    for hash_seed in ("1", "2", "3"):
+        environment = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        environment.pop("TYXONQ_PERSISTENT_CACHE", None)
+        run = subprocess.run([sys.executable, "-c", DETERMINISM_SCRIPT], env=environment, capture_output=True,
+                             text=True, timeout=300, check=True)
+        outputs.append(run.stdout.split())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert float(outputs[0][1]) > 2e7  # planned by the hyper search (estimated above 2 ms)

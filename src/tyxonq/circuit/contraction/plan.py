@@ -216,6 +216,12 @@ def plan_cache_info() -> PlanCacheInfo:
     return _CACHE.info()
 
 
+def plan_cache_paths() -> list[tuple[tuple[int, ...], ...]]:
+    """The paths of every cached plan, sorted (to compare what two processes planned)."""
+    with _CACHE._lock:
+        return sorted(plan.path for plan in _CACHE._plans.entries.values())
+
+
 def clear_plan_cache() -> None:
     """Forget every cached plan and reset the statistics."""
     _CACHE.clear()
