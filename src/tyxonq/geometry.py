@@ -26,6 +26,7 @@ from .circuit.memory import require_memory
 from .circuit.statevector.derivative_states import derivative_states
 from .circuit.statevector.sweep import sweep_state
 from .numerics import get_backend
+from .numerics.arguments import checked_choice
 
 __all__ = ["quantum_geometric_tensor", "fubini_study_metric", "APPROXIMATIONS"]
 
@@ -62,8 +63,7 @@ def quantum_geometric_tensor(circuit_fn: Callable[[Any], Circuit], params: Any, 
     >>> (np.round(Q.real, 6) + 0.0).tolist()  # the Bloch sphere's metric / 4: diag(1, sin^2 θ) / 4
     [[0.25, 0.0], [0.0, 0.25]]
     """
-    if approximation not in APPROXIMATIONS:
-        raise ValueError(f"approximation={approximation!r} must be one of {APPROXIMATIONS}")
+    checked_choice(approximation, APPROXIMATIONS, "approximation")
     K = backend if backend is not None else get_backend()
     host = np.asarray(K.to_numpy(K.asarray(params)))
     if host.dtype.kind == "c":

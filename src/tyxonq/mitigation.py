@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .noise.readout import confusion_matrices
+from .numerics.arguments import checked_choice
 
 __all__ = ["readout"]
 
@@ -43,8 +44,7 @@ def readout(counts: Mapping[str, int], confusion: Any, method: str = "inverse",
     >>> round(tq.mitigation.readout(counts, confusion)["0"], 2)
     1.0
     """
-    if method not in METHODS:
-        raise ValueError(f"method={method!r} must be one of {METHODS}")
+    checked_choice(method, METHODS, "method")
     if not counts:
         raise ValueError("counts is empty")
     widths = {len(bitstring) for bitstring in counts}

@@ -37,12 +37,17 @@ from .circuit.differentiation.tracing import CircuitFound, capturing_traced_circ
 from .geometry import APPROXIMATIONS, fubini_study_metric
 from .gradients import hessian, value_and_grad
 from .numerics import get_backend
+from .numerics.arguments import checked_choice, checked_count
 
 __all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "SECOND_ORDER_METHODS",
            "ObjectiveNotCompiledWarning", "OptimizationInterrupted"]
 
 FIRST_ORDER_METHODS = ("adam", "sgd")
 SECOND_ORDER_METHODS = ("qng", "newton")
+#: scipy.optimize.minimize's methods of unconstrained minimisation, which minimize passes on
+SCIPY_METHODS = ("l-bfgs-b", "bfgs", "cg", "newton-cg", "tnc", "slsqp", "trust-constr", "trust-ncg",
+                 "trust-krylov", "trust-exact", "dogleg", "cobyla", "cobyqa", "nelder-mead", "powell")
+METHODS = FIRST_ORDER_METHODS + SECOND_ORDER_METHODS + SCIPY_METHODS
 _GRADIENT_FREE = {"cobyla", "cobyqa", "nelder-mead", "powell"}
 
 
@@ -189,12 +194,11 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     >>> round(result.fun, 8), result.converged
     (-1.0, True)
     """
-    if maxiter < 1:
-        raise ValueError(f"maxiter={maxiter!r} must be at least 1")
+    checked_count(maxiter, "maxiter")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback={callback!r} must be callable: callback(result) after each iteration")
-    if not isinstance(method, str):
-        raise TypeError(f"method={method!r} must be a name such as 'adam', 'qng' or 'L-BFGS-B'")
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {METHODS} (case-insensitive)")
     progress = maxiter > 50 if progress is None else progress
     K = get_backend()
     x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
@@ -400,8 +404,7 @@ def _checked_metric(objective: Callable, circuit: Callable | None, lam: float,
     if not lam > 0:
         raise ValueError(f"lam={lam!r} must be positive: it regularises the metric, which is singular "
                          "where a parameter does not move the state")
-    if approximation not in APPROXIMATIONS:
-        raise ValueError(f"approximation={approximation!r} must be one of {APPROXIMATIONS}")
+    checked_choice(approximation, APPROXIMATIONS, "approximation")
     return lambda x: fubini_study_metric(circuit, x, approximation=approximation)
 
 

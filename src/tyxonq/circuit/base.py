@@ -16,15 +16,16 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from ..numerics.arguments import random_generator
+from ..numerics.arguments import checked_choice, random_generator
 from ..numerics.lanes import LanesError
+from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
-from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
+from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import TracingError, announce_traced_circuit
-from .memory import require_memory, require_sample_memory
+from .memory import ContractionTooLarge, fits_in_memory, require_memory, require_sample_memory
 from .operations.gates import constant
 from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
 from .wide_sampling import marginal_samples, mps_samples, sampling_method
@@ -34,6 +35,12 @@ REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_exp
                "probability", "marginal_probability", "sample", "matrix", "reduced_density_matrix")
 LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
                    "need; use those, or fewer qubits")
+#: what a refused local result can do instead (its cheaper exact routes were tried first)
+LOCAL_RESULT_HINT = ("No cheaper exact route applies: the circuit does not keep a basis state one, and "
+                     "an untruncated MPS of it needs larger bonds (tq.rehearse(...) lists the routes). "
+                     "Approximate it with c.to_mps(max_bond=...), or run it where more memory is available")
+#: requests whose result is the whole state (their refusal points to local results)
+WHOLE_STATE_REQUESTS = ("state", "matrix", "density")
 
 
 class CircuitBase(OperationList):
@@ -61,6 +68,17 @@ class CircuitBase(OperationList):
                 tuple(op.structure for op in self._operations))
 
     # -- evaluation --------------------------------------------------------------------------
+    def _basis_route(self) -> BasisState | None:
+        """The final basis state when every gate keeps the input basis state one
+        (:mod:`~tyxonq.circuit.basis_state`): results then come by propagation, not contraction
+        (reported by a rehearsal as the ``basis-state`` route)."""
+        if self._inputs_kind() == "density":
+            return None
+        state = basis_state(self._num_qubits, self._operations, self._inputs)
+        if state is not None:
+            record("route", name="basis-state")
+        return state
+
     def _input_array(self, K: Any) -> Any:
         if self._inputs is None:
             return None
@@ -80,10 +98,38 @@ class CircuitBase(OperationList):
         # longer path search pays off (eager calls, even on JAX, get the quick one)
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
                         output_shape, thorough=K.compiling())
-        if not rehearsing():  # a rehearsal reports what does not fit instead
-            require_memory(K, plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
-                           LIGHT_CONE_HINT)
+        self._check_plan_memory(K, plan.largest_tensor_size, what, request[0] in WHOLE_STATE_REQUESTS)
         return plan
+
+    def _check_plan_memory(self, K: Any, elements: int, what: str, whole_state: bool) -> None:
+        """Refuse a plan whose largest intermediate does not fit (:class:`ContractionTooLarge`,
+        which :meth:`_routed` answers by another exact route where there is one); a rehearsal
+        records the route that would be taken instead."""
+        if rehearsing():
+            if not whole_state and not fits_in_memory(K, elements) and self._exact_mps_allowed():
+                record("route", name="exact-mps")
+            return
+        require_memory(K, elements, f"{what} (its largest intermediate tensor)",
+                       LIGHT_CONE_HINT if whole_state else LOCAL_RESULT_HINT, ContractionTooLarge)
+
+    def _exact_mps_allowed(self) -> bool:
+        """Whether a refused local result may be tried as an untruncated MPS (pure circuits)."""
+        return False
+
+    def _routed(self, compute: Any, on_mps: Any) -> Any:
+        """``compute()``; where its contraction does not fit, ``on_mps(mps)`` of an untruncated
+        MPS of this circuit when one exists with small bonds (:meth:`_exact_mps`), else the
+        refusal."""
+        try:
+            return compute()
+        except ContractionTooLarge:
+            mps = self._exact_mps() if self._exact_mps_allowed() else None
+            if mps is None:
+                raise
+            return on_mps(mps)
+
+    def _exact_mps(self) -> Any:
+        return None
 
     def _evaluate(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
                   what: str, **binding: Any) -> Any:
@@ -114,10 +160,12 @@ class CircuitBase(OperationList):
         what = f"the probabilities of {len(qubits)} qubit(s)"
         if not rehearsing():
             require_memory(K, 2 ** len(qubits), what, LIGHT_CONE_HINT)
+        if (basis := self._basis_route()) is not None:
+            return K.asarray(one_hot(2 ** len(qubits), basis.index(qubits)), K.real_dtype)
         n, ops, kind = self._num_qubits, list(self._operations), self._inputs_kind()
-        value = self._evaluate(("marginal", qubits),
-                               lambda: density_network(n, ops, kind, qubits, diagonal=True),
-                               (2 ** len(qubits),), what)
+        network = lambda: density_network(n, ops, kind, qubits, diagonal=True)  # noqa: E731
+        value = self._routed(lambda: self._evaluate(("marginal", qubits), network, (2 ** len(qubits),), what),
+                             lambda mps: mps.marginal_probability(qubits))
         return K.real(value)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
@@ -125,6 +173,15 @@ class CircuitBase(OperationList):
         """Only gates in the backward light cone of the measured qubits are contracted."""
         if self._lanes() is not None:
             return self._lane_local_expectation(matrices, groups, hermitian)
+        if (basis := self._basis_route()) is not None:
+            value = operator_product(K, basis, matrices, groups)
+            return K.real(value) if hermitian else value
+        return self._routed(
+            lambda: self._contracted_expectation(operators, matrices, groups, diagonal, hermitian, K),
+            lambda mps: mps.expectation(*operators, hermitian=hermitian))
+
+    def _contracted_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                                hermitian: bool, K: Any) -> Any:
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
@@ -161,9 +218,8 @@ class CircuitBase(OperationList):
         self._check_exact("expectation()")
         plans = get_plans(("pauli", tuple(strings), token), plan_each, K.capabilities.max_ndim,
                           K.compiling())
-        if not rehearsing():
-            require_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
-                           "expectation() (its largest intermediate tensor)", LIGHT_CONE_HINT)
+        self._check_plan_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
+                                "expectation()", whole_state=False)
         operators = {letter: constant(K, letter) for letter in "xyz"}
         return [Request(plan, [operators[letter] for _, letter in term], [1] * len(term))
                 for plan, term in zip(plans, factors)]
@@ -207,6 +263,13 @@ class CircuitBase(OperationList):
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
         if self._lanes() is not None:
             return weighted_sum(get_backend(), self._lane_pauli(strings), coefficients)
+        if (basis := self._basis_route()) is not None:
+            K = get_backend()
+            return weighted_sum(K, K.asarray(pauli_values(basis, strings), K.real_dtype), coefficients)
+        return self._routed(lambda: self._contracted_pauli(strings, active, coefficients),
+                            lambda mps: mps.pauli_expectations(strings, coefficients))
+
+    def _contracted_pauli(self, strings: list[str], active: list[int], coefficients: Any) -> Any:
         if self._is_traced():
             return self._traced_pauli(strings, active, coefficients)
         K = get_backend()
@@ -281,9 +344,11 @@ class CircuitBase(OperationList):
             untruncated matrix-product state (pure circuits); ``"contraction"``: sequential
             conditional marginals, each group of qubits drawn from its light cone's contraction
             with the bits drawn so far fixed, shots that share those bits together. ``"auto"``:
-            the state up to :data:`~tyxonq.circuit.wide_sampling.STATE_QUBITS` qubits, then the
-            MPS while a count of the gates crossing each cut bounds its bonds by 256, else the
-            contraction (:mod:`tyxonq.circuit.wide_sampling`). All are exact.
+            the one basis state of a circuit that keeps a basis state one
+            (:mod:`tyxonq.circuit.basis_state`), else the state up to
+            :data:`~tyxonq.circuit.wide_sampling.STATE_QUBITS` qubits, then the MPS while a count of
+            the gates crossing each cut bounds its bonds by 256, else the contraction
+            (:mod:`tyxonq.circuit.wide_sampling`). All are exact.
 
         Examples
         --------
@@ -307,6 +372,9 @@ class CircuitBase(OperationList):
             if chosen == "state":
                 self.probability()
             return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
+        if method == "auto" and (basis := self._basis_route()) is not None:  # one basis state
+            bits = np.tile(np.asarray(basis.bits, dtype=np.int64), (shots, 1))
+            return format_samples(K, n, format, confusions, seed, bits=bits)
         if chosen == "mps":
             bits = mps_samples(self, shots, random_generator(seed))
             return format_samples(K, n, format, confusions, seed, bits=bits)
@@ -350,6 +418,5 @@ class CircuitBase(OperationList):
         >>> report.contractions, report.width <= 10, report.distinct_plans < report.contractions
         (150, True, True)
         """
-        if result not in REHEARSABLE:
-            raise ValueError(f"result={result!r} must be one of {REHEARSABLE}")
+        checked_choice(result, REHEARSABLE, "result")
         return rehearse(getattr(self, result), *args, **kwargs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..numerics import get_backend
-from ..numerics.arguments import checked_state_vector
+from ..numerics.arguments import checked_choice, checked_state_vector
 from ..numerics.lanes import Lanes, LanesError
 from ..operators.state_expectation import apply_pauli_string
 from .base import LIGHT_CONE_HINT, CircuitBase
@@ -31,6 +31,11 @@ __all__ = ["Circuit", "NoisyCircuitError"]
 #: overhead the sweep saves is gone, and XLA runs the contraction faster (a 12-qubit energy and
 #: gradient under ``jax.jit``: 2.1 ms contracted, 5.4 ms swept).
 SWEEP_MAX_QUBITS = 14
+#: a local result whose contraction does not fit is computed from an MPS of the circuit with bonds
+#: of at most this dimension, when nothing beyond rounding (EXACT_MPS_TOLERANCE of the norm) had
+#: to be cut for it (each gate then costs an SVD of at most 2 x 64 columns)
+EXACT_MPS_MAX_BOND = 64
+EXACT_MPS_TOLERANCE = 1e-12
 STATE_METHODS = ("auto", "sweep", "contraction")
 
 
@@ -106,8 +111,7 @@ class Circuit(CircuitBase):
         >>> bool(np.allclose(c.state(method="sweep"), c.state(method="contraction")))
         True
         """
-        if method not in STATE_METHODS:
-            raise ValueError(f"method={method!r} must be one of {STATE_METHODS}")
+        checked_choice(method, STATE_METHODS, "method")
         self._check_exact("state()")
         K = get_backend()
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
@@ -140,9 +144,39 @@ class Circuit(CircuitBase):
         bits = self._parse_bitstring(bitstring)
         if self._lanes() is not None:
             return self.state()[int("".join(map(str, bits)), 2)]
+        if (basis := self._basis_route()) is not None:
+            K = get_backend()
+            return K.asarray(basis.phase if tuple(bits) == basis.bits else 0j, K.dtype)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
-        return self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given), (),
-                              "amplitude()", bits=bits)
+        return self._routed(lambda: self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given),
+                                                   (), "amplitude()", bits=bits),
+                            lambda mps: mps.amplitude(bitstring))
+
+    def to_mps(self, max_bond: int | None = None, cutoff: float = 1e-12) -> Any:
+        """The same gates and input on a :class:`~tyxonq.MPSCircuit` (``max_bond``/``cutoff``:
+        its truncation; ``max_bond=None, cutoff=0.0`` is exact).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> mps = tq.Circuit(3).h(0).cx(0, 1).cx(1, 2).to_mps(max_bond=4)
+        >>> mps.bond_dimensions()
+        [2, 2]
+        """
+        from .mps import MPSCircuit
+
+        self._check_exact("to_mps()")
+        mps = MPSCircuit(self._num_qubits, max_bond=max_bond, cutoff=cutoff, inputs=self._inputs)
+        return mps.append(self)
+
+    def _exact_mps_allowed(self) -> bool:
+        return not self._is_noisy() and not self._is_traced() and self._lanes() is None
+
+    def _exact_mps(self) -> Any:
+        """An MPS of this circuit with bonds of at most :data:`EXACT_MPS_MAX_BOND` and nothing
+        cut but rounding, or ``None`` when its bonds need more."""
+        mps = self.to_mps(max_bond=EXACT_MPS_MAX_BOND, cutoff=0.0)
+        return mps if float(mps.truncation_error()) <= EXACT_MPS_TOLERANCE else None
 
     def probability(self) -> Any:
         """Probabilities of all ``2**num_qubits`` basis states (a real array)."""

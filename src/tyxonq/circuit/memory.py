@@ -6,7 +6,8 @@ from typing import Any
 
 from ..numerics.base import host_available_memory
 
-__all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes"]
+__all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes",
+           "fits_in_memory", "ContractionTooLarge"]
 
 #: Sizes below this are not checked (every supported device has more free).
 ALWAYS_FITS_BYTES = 16 * 2 ** 20
@@ -48,15 +49,28 @@ def format_count(count: int) -> str:
     return f"{count:,}"
 
 
-def require_memory(K: Any, elements: int, what: str, hint: str) -> None:
-    """Raise ``MemoryError`` naming the size if ``elements`` complex numbers do not fit."""
+class ContractionTooLarge(MemoryError):
+    """A contraction's largest intermediate does not fit: a simulator may try another exact
+    route before passing the refusal on."""
+
+
+def fits_in_memory(K: Any, elements: int) -> bool:
+    """Whether ``elements`` complex numbers fit in the backend's memory."""
+    needed = elements * (16 if K.precision == "complex128" else 8)
+    return needed <= ALWAYS_FITS_BYTES or needed <= K.available_memory()
+
+
+def require_memory(K: Any, elements: int, what: str, hint: str,
+                   refusal: type[MemoryError] = MemoryError) -> None:
+    """Raise ``refusal`` (a ``MemoryError``) naming the size if ``elements`` complex numbers do
+    not fit."""
     itemsize = 16 if K.precision == "complex128" else 8
     needed = elements * itemsize
     if needed <= ALWAYS_FITS_BYTES:  # not worth asking the device (a file read on the host)
         return
     available = K.available_memory()
     if needed > available:
-        raise MemoryError(
+        raise refusal(
             f"{what} needs {format_bytes(needed)} ({format_count(elements)} {K.precision} entries) but "
             f"{format_bytes(available)} is available on {K.capabilities.device}. {hint}"
         )

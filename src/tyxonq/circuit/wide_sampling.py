@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.arguments import checked_choice
 from .contraction.gradient import Request, evaluate_requests
 from .contraction.network import conditional_network
 from .contraction.plan import structure_token
@@ -69,8 +70,7 @@ def bond_bound_bits(num_qubits: int, operations: Any) -> float:
 
 def sampling_method(circuit: Any, method: str) -> str:
     """The method ``sample`` uses (see the module)."""
-    if method not in SAMPLING_METHODS:
-        raise ValueError(f"method={method!r} must be one of {SAMPLING_METHODS}")
+    checked_choice(method, SAMPLING_METHODS, "method")
     if method != "auto":
         return method
     n = circuit.num_qubits
@@ -83,15 +83,12 @@ def sampling_method(circuit: Any, method: str) -> str:
 
 def mps_samples(circuit: Any, shots: int, rng: np.random.Generator) -> np.ndarray:
     """``(shots, n)`` bits from an untruncated MPS of ``circuit`` (a pure one)."""
-    from .mps import MPSCircuit
     from .mps.sampling import perfect_samples
 
     if not circuit._has_state_vector() or circuit._is_noisy():
         raise ValueError("method='mps' samples pure circuits; a noisy circuit samples by "
                          "method='contraction' or 'state'")
-    mps = MPSCircuit(circuit.num_qubits, max_bond=None, cutoff=0.0, inputs=circuit._inputs)
-    mps._operations = list(circuit.operations)
-    return perfect_samples(mps._state("sample()"), shots, rng)
+    return perfect_samples(circuit.to_mps(max_bond=None, cutoff=0.0)._state("sample()"), shots, rng)
 
 
 def _joint_probabilities(K: Any, circuit: Any, inputs: Any, plan: Any, prefixes: list) -> np.ndarray:

@@ -10,12 +10,12 @@ dtype are checked.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
 __all__ = ["checked_seed", "random_generator", "checked_count", "checked_state_vector",
-           "readable_scalar", "NORM_TOLERANCE"]
+           "readable_scalar", "checked_choice", "checked_sequence", "NORM_TOLERANCE"]
 
 #: how far from 1 a given state's norm may be (states typed in with a few digits pass)
 NORM_TOLERANCE = 1e-6
@@ -123,3 +123,40 @@ def checked_state_vector(K: Any, state: Any, num_qubits: int, name: str = "input
         raise ValueError(f"{name} must be a normalised state; its norm is {float(np.real(norm)):.6g}")
     return state
 
+
+
+def checked_choice(value: Any, choices: tuple, name: str) -> Any:
+    """``value`` if it is one of ``choices`` (strings compared as strings, anything else by
+    identity: an array is never "in" them), else a ``ValueError`` naming ``name``.
+
+    Examples
+    --------
+    >>> checked_choice("counts", ("counts", "bitstrings"), "format")
+    'counts'
+    >>> checked_choice(3, ("counts", "bitstrings"), "format")
+    Traceback (most recent call last):
+    ...
+    ValueError: format=3 must be one of ('counts', 'bitstrings')
+    """
+    if not any(value is choice or (isinstance(value, str) and value == choice) for choice in choices):
+        raise ValueError(f"{name}={value!r} must be one of {choices}")
+    return value
+
+
+def checked_sequence(value: Any, name: str, of: str) -> tuple:
+    """``value`` as a tuple, if it is a sequence (not a string), else a ``TypeError`` naming
+    ``name`` and what it should hold.
+
+    Examples
+    --------
+    >>> checked_sequence([0, 1], "qubits", "qubit indices")
+    (0, 1)
+    >>> checked_sequence(None, "qubits", "qubit indices")
+    Traceback (most recent call last):
+    ...
+    TypeError: qubits must be a sequence of qubit indices; got NoneType
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) or \
+            (isinstance(value, np.ndarray) and value.ndim != 1):
+        raise TypeError(f"{name} must be a sequence of {of}; got {type(value).__name__}")
+    return tuple(value)

@@ -103,6 +103,8 @@ def set_persistent_cache(directory: str | os.PathLike | bool | None = True) -> P
     versioned = Path(directory).expanduser() / f"v-{_versions_digest()}"
     try:
         versioned.mkdir(parents=True, exist_ok=True)
+    except ValueError as error:  # a path the OS cannot hold (an embedded null byte)
+        raise ValueError(f"directory={str(directory)!r} is not a usable path: {error}") from None
     except OSError as error:
         raise ValueError(f"directory={str(directory)!r} cannot hold the persistent cache: "
                          f"{error.strerror or error} ({versioned}); pass a writable directory, or "

@@ -12,6 +12,8 @@ import functools
 import warnings
 from typing import Any, Callable, Sequence
 
+from .arguments import checked_choice
+
 __all__ = ["loop_vmap", "lane_vmap", "vectorize_or_fallback", "VectorizationFallbackWarning",
            "POLICIES"]
 
@@ -183,8 +185,7 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
     >>> energies(K.zeros((3, 2), dtype="float64")).tolist()
     [2.0, 2.0, 2.0]
     """
-    if policy not in POLICIES:
-        raise ValueError(f"policy={policy!r} is not one of {POLICIES}")
+    checked_choice(policy, POLICIES, "policy")
     failures: dict[str, BaseException] = {}
 
     @functools.wraps(fn)

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..circuit.differentiation.tracing import Dual
+from ..numerics.arguments import checked_choice, checked_count, checked_sequence, random_generator
 
 __all__ = ["PauliSum", "DENSE_QUBITS"]
 
@@ -52,7 +53,7 @@ class PauliSum:
 
     def __init__(self, terms: Iterable[tuple[Any, str]] = (), n_qubits: int | None = None) -> None:
         collected: dict[str, complex] = {}
-        for term in terms:
+        for term in checked_sequence(terms, "terms", "(coefficient, pauli string) pairs"):
             if not (isinstance(term, (tuple, list)) and len(term) == 2):
                 raise TypeError(f"each term must be a (coefficient, pauli string) pair; got {term!r}")
             coefficient, string = term
@@ -251,7 +252,6 @@ class PauliSum:
             raise ValueError("this PauliSum has complex coefficients: pass hermitian=False for "
                              "the complex value")
         if shots is not None:
-            from ..numerics.arguments import checked_count, random_generator
             from .shots import shot_expectation
 
             if not self.is_hermitian():
@@ -262,8 +262,7 @@ class PauliSum:
             shots, rng = checked_count(shots, "shots"), random_generator(seed)
             value, error = shot_expectation(circuit, strings, coefficients, shots, rng, readout_error)
             return (value, error) if return_std else value
-        if method not in ("auto", "state", "lightcone"):
-            raise ValueError(f"method={method!r} must be 'auto', 'state' or 'lightcone'")
+        checked_choice(method, ("auto", "state", "lightcone"), "method")
         if method == "auto" or not hasattr(circuit, "dense_expectation"):
             # a density-matrix circuit has no state vector: its terms are contracted
             method = "state" if (self.n_qubits <= DENSE_QUBITS

@@ -22,6 +22,9 @@ from .paths import estimated_seconds
 
 __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
 
+#: routes in the order a result tries them (an exact MPS where the contraction does not fit)
+ROUTE_ORDER = ("basis-state", "sweep", "contraction", "exact-mps")
+
 _LOG: contextvars.ContextVar[list | None] = contextvars.ContextVar("tyxonq_rehearsal", default=None)
 
 
@@ -32,7 +35,8 @@ def rehearsing() -> bool:
 
 def record(kind: str, **details: Any) -> None:
     """Add one planned computation to the active rehearsal: ``kind`` is ``"contraction"``
-    (``network_plan=``, ``batch=``) or ``"sweep"`` (``qubits=``)."""
+    (``network_plan=``, ``batch=``), ``"sweep"`` (``qubits=``) or ``"route"`` (``name=``: a way
+    other than contraction that the result takes, e.g. ``"basis-state"`` or ``"exact-mps"``)."""
     log = _LOG.get()
     if log is not None:
         log.append((kind, details))
@@ -82,6 +86,10 @@ class ContractionReport:
         The contraction time the planner assumed (cost over the calibrated rate).
     sweeps : int
         State vectors computed by a block sweep instead of a contraction (small ``state()``).
+    routes : tuple of str
+        How the result is computed, in order of first use: ``"contraction"``, ``"sweep"``,
+        ``"basis-state"`` (a circuit that keeps a basis state one: propagated, nothing contracted)
+        and ``"exact-mps"`` (a contraction that does not fit, tried as an untruncated MPS first).
     """
 
     contractions: int
@@ -98,6 +106,7 @@ class ContractionReport:
     planning_seconds: float
     estimated_seconds: float
     sweeps: int = 0
+    routes: tuple[str, ...] = ()
 
     @property
     def log10_flops(self) -> float:
@@ -110,7 +119,8 @@ class ContractionReport:
                 f"log10 flops {self.log10_flops:.2f}; memory {format_bytes(self.memory_bytes)} of "
                 f"{format_bytes(self.available_bytes)}{'' if self.fits else ' (does not fit)'}; "
                 f"planned in {self.planning_seconds:.3g} s, estimated {self.estimated_seconds:.3g} s"
-                + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else ""))
+                + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else "")
+                + (f"; route: {' then '.join(self.routes)}" if self.routes else ""))
 
 
 def _report(log: list, K: Any) -> ContractionReport:
@@ -119,7 +129,11 @@ def _report(log: list, K: Any) -> ContractionReport:
     tensors = simplified = 0
     flops = writes = 0.0
     width, memory, sweeps = 0.0, 0, 0
+    routes: dict[str, None] = {}
     for kind, details in log:
+        routes[details["name"] if kind == "route" else kind] = None
+        if kind == "route":
+            continue
         if kind == "sweep":
             sweeps += 1
             memory = max(memory, 2 ** details["qubits"] * itemsize)
@@ -141,7 +155,8 @@ def _report(log: list, K: Any) -> ContractionReport:
         tensors=tensors, simplified_tensors=simplified, width=width, flops=flops, writes=writes,
         cost=cost, memory_bytes=memory, available_bytes=available, fits=memory <= available,
         planning_seconds=sum(plan.planning_seconds for plan in plans),
-        estimated_seconds=estimated_seconds(cost), sweeps=sweeps)
+        estimated_seconds=estimated_seconds(cost), sweeps=sweeps,
+        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)))
 
 
 def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:

@@ -20,6 +20,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ...numerics.arguments import checked_choice
+
 __all__ = ["Dual", "TracingError", "traced_array", "gradient_method", "active_gradient_method",
            "is_traced", "EXACT_METHODS", "EXPECTATION_METHODS"]
 
@@ -51,8 +53,7 @@ def gradient_method(method: str) -> Iterator[str]:
     >>> round(float(g), 6)
     -0.389418
     """
-    if method not in EXPECTATION_METHODS:
-        raise ValueError(f"method={method!r} must be one of {EXPECTATION_METHODS}")
+    checked_choice(method, EXPECTATION_METHODS, "method")
     token = _METHOD.set(method)
     try:
         yield method

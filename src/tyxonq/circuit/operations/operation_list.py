@@ -16,7 +16,13 @@ import numpy as np
 
 from ...noise.readout import apply_readout_error, confusion_matrices
 from ...numerics import get_backend
-from ...numerics.arguments import checked_count, checked_seed, random_generator
+from ...numerics.arguments import (
+    checked_choice,
+    checked_count,
+    checked_seed,
+    checked_sequence,
+    random_generator,
+)
 from ...operators.shots import shot_expectation
 from ..differentiation.tracing import Dual
 from ..interchange.methods import InterchangeMethods
@@ -121,7 +127,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
     def _validated_strings(self, strings: Sequence[str]) -> list[str]:
         if isinstance(strings, str):
             raise TypeError("strings must be a sequence of Pauli strings, e.g. ['ZZI', 'IXX']")
-        strings = tuple(strings)
+        strings = checked_sequence(strings, "strings", "Pauli strings")
         for string in strings:
             if not isinstance(string, str):
                 _check_pauli_string(string, self._num_qubits)
@@ -221,7 +227,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
 
     def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
         """A result's qubits, validated; at least one."""
-        qubits = validate_qubits(tuple(qubits), self._num_qubits, what)
+        qubits = validate_qubits(checked_sequence(qubits, "qubits", "qubit indices"), self._num_qubits, what)
         if not qubits:
             raise ValueError(f"{what} needs at least one qubit")
         return qubits
@@ -231,8 +237,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         (given, or the noise model's)."""
         shots = checked_count(shots, "shots")
         checked_seed(seed)
-        if format not in SAMPLE_FORMATS:
-            raise ValueError(f"format={format!r} must be one of {SAMPLE_FORMATS}")
+        checked_choice(format, SAMPLE_FORMATS, "format")
         if readout_error is not None:
             return shots, confusion_matrices(readout_error, self._num_qubits)
         return shots, self._readout
@@ -250,7 +255,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         K = get_backend()
         operators = []
         for name, qubits in (("x", x), ("y", y), ("z", z)):
-            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
+            qubits = _qubit_list(qubits, name)
             operators.extend((constant(K, name), [q]) for q in qubits)
         if not operators:
             raise ValueError("expectation_ps needs at least one qubit in x, y or z")
@@ -279,7 +284,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         """
         letters: dict[int, str] = {}
         for name, qubits in (("X", x), ("Y", y), ("Z", z)):
-            qubits = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits or ())
+            qubits = _qubit_list(qubits, name)
             for q in validate_qubits(tuple(qubits), self._num_qubits, "sample_expectation_ps"):
                 if q in letters:
                     raise ValueError(f"qubit {q} appears in more than one of x, y, z")
@@ -308,6 +313,15 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_qubits={self._num_qubits}, operations={len(self._operations)})"
+
+
+def _qubit_list(qubits: Any, name: str) -> tuple:
+    """``expectation_ps``' ``x``/``y``/``z``: one qubit, a sequence of them, or ``None``."""
+    if qubits is None:
+        return ()
+    if isinstance(qubits, numbers.Integral) and not isinstance(qubits, bool):
+        return (qubits,)
+    return checked_sequence(qubits, name, "qubit indices (or one qubit)")
 
 
 def readout_seed(seed: int | None) -> Any:
