@@ -127,10 +127,12 @@ THOROUGH_SLOWDOWN = 8
 #: Most trials of the hyper-optimised search (each milliseconds to seconds).
 HYPER_REPEATS = 256
 THOROUGH_REPEATS = 512
-#: The search runs at least this long (greedy trials take milliseconds: dozens fit, which tames the
-#: spread of a random search), and adds kahypar's partitions (slower trials, better for large
-#: networks) once the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
-MIN_SEARCH_SECONDS = 0.25
+#: The search runs at least this long (greedy trials take milliseconds: about a hundred fit, which
+#: tames the spread of a random search: with a quarter of a second, the seeded search planned a
+#: 16-qubit state at 8.4e7 cost units where unseeded runs spread over 5.2e7 - 8.2e7; with half a
+#: second, 5.2e7), and adds kahypar's partitions (slower trials, better for large networks) once
+#: the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
+MIN_SEARCH_SECONDS = 0.5
 KAHYPAR_ABOVE_SECONDS = 1.0
 #: Every path writes the output (64 cost units per entry): a cheap path within this factor of that
 #: bound leaves little to find, and no search runs.
@@ -337,11 +339,11 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
 
 
 #: A greedy trial's time on this project's reference machine (2 cores), ``a n + b n^2`` seconds for
-#: ``n`` tensors: 0.5 ms at 30 tensors, 69 ms at 1000, 1 s at 3000 (cotengra 0.8 with cotengrust);
-#: a trial with subtree reconfiguration (and kahypar partitions where installed) as 25 of them
-#: (0.54 s at 367 tensors).
-TRIAL_SECONDS = (2e-5, 1e-7)
-PARTITION_TRIAL_FACTOR = 25
+#: ``n`` tensors: 4.0 ms at 154 tensors and 5.8 ms at 214 (circuit states), 69 ms at 1000 (cotengra
+#: 0.8 with cotengrust); a trial with subtree reconfiguration (and kahypar partitions where
+#: installed) as 40 of them (0.54 s at 367 tensors).
+TRIAL_SECONDS = (1.5e-5, 6e-8)
+PARTITION_TRIAL_FACTOR = 40
 
 
 def trial_seconds(num_tensors: int, partition: bool) -> float:
@@ -352,7 +354,7 @@ def trial_seconds(num_tensors: int, partition: bool) -> float:
     Examples
     --------
     >>> round(trial_seconds(1000, partition=False), 3)
-    0.12
+    0.075
     """
     a, b = TRIAL_SECONDS
     return (a * num_tensors + b * num_tensors ** 2) * (PARTITION_TRIAL_FACTOR if partition else 1)
