@@ -210,6 +210,7 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         """After every iteration: the user's callback, which may stop the run."""
         if callback is not None and callback(result) is True:
             raise _StopRequested
+
     try:
         run = _runner(K, objective, x0, method, method_name, maxiter, tol, learning_rate, gradient_method,
                       progress, jit, options, metric, lam)

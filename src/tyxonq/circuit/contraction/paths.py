@@ -295,7 +295,7 @@ def _seeded_greedy_trial(inputs: Any, output: Any, size_dict: dict, random_stren
     return ContractionTree.from_path(inputs, output, size_dict, ssa_path=ssa_path)
 
 
-def _register_seeded_greedy(cotengra: Any) -> None:
+def _register_seeded_greedy() -> None:
     from cotengra.hyperoptimizers import hyper
 
     if SEEDED_GREEDY not in hyper.list_hyper_functions():
@@ -311,7 +311,7 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
                   rate: float | None, known_cost: float) -> list[tuple[int, ...]]:
     import cotengra
 
-    _register_seeded_greedy(cotengra)
+    _register_seeded_greedy()
     ordered = [tuple(sorted(term)) for term in inputs]
     spent, done, chunk = 0.0, 0, repeats if rate is None else 4
     optimizers: dict[bool, Any] = {}
