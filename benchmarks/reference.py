@@ -405,11 +405,23 @@ def compute(spec: Spec) -> tuple[Any, ...]:
         return windowed_energy_and_gradient(spec)
     if spec.workload == "shallow_amplitude":
         return (mps_amplitude(spec.gates, spec.params, spec.n),)
+    if spec.workload == "reversible_arithmetic":
+        return (classical_z(spec),)
     if spec.workload in NOISY:
         return noisy(spec)
     if spec.workload in MPS:
         return mps(spec)
     raise ValueError(f"no reference for workload {spec.workload!r}")
+
+
+def classical_z(spec: Spec) -> np.ndarray:
+    """``<Z_q>`` of every qubit of a circuit of X/CX/CCX gates on ``|0...0>``, by running it on
+    bits (the state is one basis state throughout)."""
+    bits = np.zeros(spec.n, dtype=int)
+    for gate in spec.gates:
+        *controls, target = gate.qubits
+        bits[target] ^= int(all(bits[q] for q in controls))
+    return 1.0 - 2.0 * bits
 
 
 def mps(spec: Spec) -> tuple[Any, ...]:

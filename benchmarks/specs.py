@@ -67,6 +67,8 @@ WORKLOADS = {
     "mps_energy_gradient": "MPS, max_bond 32: TFIM energy + gradient of the 4-layer ansatz",
     "wide_sampling": "1000 exact samples (and <Z_middle>) of a depth-6 RY + CZ brickwork, no state vector",
     "lattice_sampling": "1000 exact samples (and <Z_middle>) of a depth-8 RY + CZ square-lattice circuit",
+    "reversible_arithmetic": "<Z_q> of every qubit after 689 random X/CX/CCX gates on |0...0> "
+                             "(a reversible multiplier's shape)",
 }
 #: workloads whose result is the energy and its gradient at ``params``
 GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if w not in ENERGY_ONLY),
@@ -91,6 +93,7 @@ SIZES = {
     "mps_energy_gradient": ((32,), (8,)),
     "wide_sampling": ((50,), (30,)),
     "lattice_sampling": ((36,), (16,)),
+    "reversible_arithmetic": ((45, 75), (12,)),
 }
 
 #: the scaling study (benchmarks/scaling.py): name -> (description, full sizes, --quick sizes)
@@ -122,6 +125,9 @@ QUENCH_DT = 0.05
 QUENCH_FIELD = 1.0
 QUENCH_BOND = 32
 ANSATZ_BOND = 32
+#: gates of the reversible-arithmetic row (the 45-qubit multiplier of a public OpenQASM suite has
+#: 689 CCX/CX/X gates)
+REVERSIBLE_GATES = 689
 
 
 class Gate(NamedTuple):
@@ -270,6 +276,18 @@ def trotter_quench(n: int, steps: int) -> list[Gate]:
     return gates
 
 
+def reversible(n: int, count: int, seed: int = SEED) -> list[Gate]:
+    """``count`` random X, CX and CCX gates (a third each, on distinct random qubits): classical
+    reversible logic, which keeps ``|0...0>`` a basis state."""
+    rng = np.random.default_rng(seed)
+    gates = []
+    for _ in range(count):
+        kind = int(rng.integers(3))
+        qubits = tuple(int(q) for q in rng.choice(n, kind + 1, replace=False))
+        gates.append(Gate(("x", "cx", "ccx")[kind], qubits))
+    return gates
+
+
 # -- Hamiltonians ---------------------------------------------------------------------------
 def _pauli(n: int, letters: dict[int, str]) -> str:
     return "".join(letters.get(q, "I") for q in range(n))
@@ -350,6 +368,8 @@ def make_spec(workload: str, n: int) -> Spec:
         return Spec(workload, n, tuple(hardware_efficient(n, ANSATZ_LAYERS)),
                     _uniform(-np.pi, np.pi, (ansatz_size(n),)), tfim(n), layers=ANSATZ_LAYERS,
                     max_bond=ANSATZ_BOND)
+    if workload == "reversible_arithmetic":
+        return Spec(workload, n, tuple(reversible(n, REVERSIBLE_GATES)), np.zeros(0))
     if workload == "shallow_amplitude":
         return Spec(workload, n, tuple(brickwork(n, SHALLOW_DEPTH)), _uniform(0, np.pi, (n * SHALLOW_DEPTH,)),
                     layers=SHALLOW_DEPTH)

@@ -52,6 +52,16 @@ def noisy_circuit(spec: Spec, params: Any) -> Any:
     return circuit
 
 
+def gate_circuit(spec: Spec) -> Any:
+    """The spec's fixed gates (no angles) on a ``tq.Circuit``."""
+    import tyxonq as tq
+
+    circuit = tq.Circuit(spec.n)
+    for gate in spec.gates:
+        getattr(circuit, gate.name)(*gate.qubits)
+    return circuit
+
+
 def ansatz(spec: Spec) -> tuple[Callable[[Any], Any], Any]:
     """The circuit as a function of the angles and the Hamiltonian of an energy workload: the TFIM
     ansatz, QAOA, or the TFIM brickwork (whose ``expectation`` contracts term by term on light cones
@@ -209,6 +219,11 @@ def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[
         run = _fixed_circuit(K, compiled, brickwork, lambda c: (
             c.amplitude(zeros), c.expectation_ps(z=[spec.observed])), spec.params)
         return run, lambda r: (complex(numpy(r[0])), float(numpy(r[1])))
+    if spec.workload == "reversible_arithmetic":
+        strings = ["I" * q + "Z" + "I" * (spec.n - q - 1) for q in range(spec.n)]
+        run = _fixed_circuit(K, compiled, lambda angles: gate_circuit(spec),
+                             lambda c: c.pauli_expectations(strings), spec.params)
+        return run, numpy
     if spec.workload == "noisy_density_matrix":
         make = lambda angles: noisy_circuit(spec, angles)  # noqa: E731
         return _fixed_circuit(K, compiled, make, lambda c: c.state(), spec.params), numpy

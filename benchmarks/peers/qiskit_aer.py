@@ -30,6 +30,9 @@
   ``clear_log`` calls ``stringstream::clear``, which resets error flags): it grows over a process's
   runs, so each run keeps the part written since the previous one (:data:`_LOG_SEEN`). Writing
   the log is part of the timed run. ``mps_energy_gradient``: n/a.
+- reversible_arithmetic: ``method="matrix_product_state"`` (a basis state throughout: bond 1) with
+  ``save_expectation_value(Z)`` on every qubit; not transpiled (qiskit's ``x``, ``cx``, ``ccx`` are
+  Aer instructions; ``transpile`` refuses more than 63 qubits for this method).
 - gradients (energy_gradient, adam_vqe_100, qaoa_gradient, noisy_energy_gradient,
   mps_energy_gradient): n/a, Aer has no gradient method.
 - noisy rows: ``method="density_matrix"``, the circuit with ``depolarizing_error(4p/3, 1)`` appended
@@ -58,7 +61,7 @@ from specs import SAMPLING, SEED, Spec
 from peers.common import reversed_qubit, threads
 
 SUPPORTED = ("statevector", "batched_energies_64", "brickwork_local", "shallow_amplitude", "noisy_energy",
-             "noisy_density_matrix", "mps_brickwork", "mps_quench", *SAMPLING)
+             "noisy_density_matrix", "mps_brickwork", "mps_quench", "reversible_arithmetic", *SAMPLING)
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -203,6 +206,20 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
         if spec.workload == "shallow_amplitude":
             return local, lambda r: complex(r[0])
         return local, lambda r: (complex(r[0]), float(np.real(r[1])))
+    if spec.workload == "reversible_arithmetic":
+        from qiskit.quantum_info import Pauli
+
+        simulator = AerSimulator(method="matrix_product_state", max_parallel_threads=threads(),
+                                 mps_omp_threads=threads())
+        circuit = _circuit(spec, symbolic=False)
+        for q in range(spec.n):
+            circuit.save_expectation_value(Pauli("Z"), [reversed_qubit(spec.n, q)], label=f"z{q}")
+
+        def magnetisations() -> Any:
+            data = simulator.run(circuit).result().data()
+            return [data[f"z{q}"] for q in range(spec.n)]
+
+        return magnetisations, lambda r: np.real(np.asarray(r, dtype=complex))
     if spec.workload in ("noisy_energy", "noisy_density_matrix"):
         simulator = AerSimulator(method="density_matrix", max_parallel_threads=threads(),
                                  enable_truncation=False)

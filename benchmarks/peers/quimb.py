@@ -19,6 +19,10 @@
   centre one site); ``truncation_error``: ``error_estimate()``, 1 - the squared norm that the
   truncations left, i.e. 1 - the product of the kept weights (quimb's infidelity estimate).
   ``mps_energy_gradient``: n/a (no gradients).
+- reversible_arithmetic: the X/CX/CCX gates on a ``CircuitMPS(n, cutoff=1e-12)`` without a cap
+  (the state stays a basis state, bond 1), built inside the timed call, then
+  ``local_expectation(Z, q, normalized=True)`` for every qubit (quimb's best route here: its
+  ``Circuit`` would contract a light cone per qubit).
 - the other energies, gradients, batches: n/a (quimb's circuits have no batched or differentiated
   evaluation of their own).
 
@@ -37,8 +41,10 @@ from specs import ENERGY_ONLY, SAMPLING, SEED, Spec
 from peers.common import cotengra_optimizer, pauli_terms, repeats_for
 
 MPS_ROWS = ("mps_brickwork", "mps_quench", *SAMPLING)
-SUPPORTED = ("statevector", "brickwork_local", "shallow_amplitude") + ENERGY_ONLY + MPS_ROWS
-_NAMES = {"h": "H", "cx": "CNOT", "cz": "CZ", "rx": "RX", "ry": "RY", "rz": "RZ", "rzz": "RZZ"}
+SUPPORTED = ("statevector", "brickwork_local", "shallow_amplitude", "reversible_arithmetic") + ENERGY_ONLY \
+    + MPS_ROWS
+_NAMES = {"h": "H", "x": "X", "cx": "CNOT", "ccx": "CCX", "cz": "CZ", "rx": "RX", "ry": "RY", "rz": "RZ",
+          "rzz": "RZZ"}
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -106,6 +112,16 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
 
     if spec.workload in MPS_ROWS:
         return _mps_row(spec)
+    if spec.workload == "reversible_arithmetic":
+        import quimb.tensor as qtn
+
+        z = quimb.pauli("Z")
+
+        def magnetisations() -> Any:
+            circuit = _apply_gates(spec, qtn.CircuitMPS(spec.n, cutoff=1e-12))
+            return [circuit.local_expectation(z, q, normalized=True) for q in range(spec.n)]
+
+        return magnetisations, lambda r: np.real(np.asarray(r))
     circuit, optimize = build_circuit(spec), cotengra_optimizer(repeats_for(spec))
     if spec.workload == "statevector":
         return (lambda: circuit.to_dense(optimize=optimize)), lambda r: np.asarray(r).reshape(-1)
