@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tyxonq as tq
-from tyxonq.circuit.memory import format_bytes, sample_bytes
+from tyxonq.numerics.memory import format_bytes, sample_bytes
 
 SIMULATORS = {"Circuit": tq.Circuit, "DMCircuit": tq.DMCircuit, "MPSCircuit": tq.MPSCircuit}
 

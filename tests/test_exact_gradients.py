@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import tyxonq as tq
 from conftest import make_backend
-from tyxonq.circuit.differentiation.tracing import TracingError
+from tyxonq.numerics.dual import TracingError
 
 torch = pytest.importorskip("torch")
 

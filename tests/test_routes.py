@@ -13,8 +13,8 @@ import tyxonq as tq
 from conftest import make_backend
 from reference import random_hermitian, reference_expectation, reference_state
 from test_circuit import add_operations
-from tyxonq.circuit import memory
 from tyxonq.circuit.basis_state import basis_state
+from tyxonq.numerics import memory
 
 PERMUTING = {"x": 1, "y": 1, "cx": 2, "cy": 2, "swap": 2, "iswap": 2, "ccx": 3, "cswap": 3}
 DIAGONAL = {"z": (1, 0), "s": (1, 0), "tdg": (1, 0), "cz": (2, 0), "rz": (1, 1), "phase": (1, 1),

@@ -145,7 +145,7 @@ def test_bad_requests_raise():
 def test_traced_numbers_carry_exact_second_derivatives(x, y):
     """Every operation of the traced numbers, to second order, against PyTorch's autograd."""
     torch = pytest.importorskip("torch")
-    from tyxonq.circuit.differentiation.tracing import traced_array
+    from tyxonq.numerics.dual import traced_array
 
     def f(a, b, sin, cos, exp, sqrt, log):
         return (a * b / (1 + a) + 3 / b - a ** 3 + sin(a * b) * cos(b) + exp(a - b)

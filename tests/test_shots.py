@@ -8,7 +8,7 @@ import pytest
 
 import tyxonq as tq
 from conftest import make_backend
-from tyxonq.operators.shots import commuting_groups
+from tyxonq.circuit.shots import commuting_groups
 
 CONFUSION = [[0.95, 0.1], [0.05, 0.9]]
 

@@ -26,7 +26,7 @@ from .circuit import (
 )
 from .geometry import fubini_study_metric, quantum_geometric_tensor
 from .gradients import grad, gradient_method, hessian, jacobian, value_and_grad
-from .noise import NoiseModel, channels
+from .noise import NoiseModel
 from .numerics import (
     ArrayBackend,
     PersistentCacheWarning,
@@ -39,7 +39,7 @@ from .numerics import (
     vectorize_or_fallback,
     vmap,
 )
-from .operators import PauliSum, hamiltonians
+from .operators import PauliSum, channels, hamiltonians
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,7 @@ For a state ``|psi(p)>`` prepared by ``circuit_fn(p)``,
 
 whose real part is the Fubini-Study metric (the quantum natural gradient's metric) and whose
 imaginary part is half the Berry curvature. The parameters are traced through ``circuit_fn``
-(:mod:`tyxonq.circuit.differentiation.tracing`) to the gate angles they set; the derivatives of the
+(:mod:`tyxonq.numerics.dual`) to the gate angles they set; the derivatives of the
 state with respect to every angle come from one batched sweep
 (:mod:`tyxonq.circuit.statevector.derivative_states`), and ``Q = J^T Q_angles J`` with ``J`` the
 angles' derivatives with respect to the parameters. No finite differences anywhere.
@@ -21,12 +21,12 @@ import numpy as np
 
 from .circuit.circuit import Circuit
 from .circuit.differentiation.traced import _chain, _slots, plain_operations
-from .circuit.differentiation.tracing import traced_array
-from .circuit.memory import require_memory
 from .circuit.statevector.derivative_states import derivative_states
 from .circuit.statevector.sweep import sweep_state
 from .numerics import get_backend
 from .numerics.arguments import checked_choice
+from .numerics.dual import traced_array
+from .numerics.memory import require_memory
 
 __all__ = ["quantum_geometric_tensor", "fubini_study_metric", "APPROXIMATIONS"]
 

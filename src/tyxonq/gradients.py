@@ -22,9 +22,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .circuit.differentiation.tracing import Dual, TracingError, gradient_method, traced_array
+from .circuit.differentiation.tracing import gradient_method
 from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
+from .numerics.dual import Dual, TracingError, traced_array
 from .numerics.lanes import Lanes, LanesError
 
 __all__ = ["value_and_grad", "grad", "jacobian", "hessian", "gradient_method", "GRADIENT_METHODS"]

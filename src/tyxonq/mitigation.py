@@ -6,8 +6,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .noise.readout import confusion_matrices
 from .numerics.arguments import checked_choice
+from .operators.readout import confusion_matrices
 
 __all__ = ["readout"]
 

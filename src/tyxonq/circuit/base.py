@@ -17,17 +17,18 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, random_generator
+from ..numerics.dual import TracingError
 from ..numerics.lanes import LanesError
+from ..numerics.memory import ContractionTooLarge, fits_in_memory, require_memory, require_sample_memory
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
 from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
-from .differentiation.tracing import TracingError, announce_traced_circuit
-from .memory import ContractionTooLarge, fits_in_memory, require_memory, require_sample_memory
+from .differentiation.tracing import announce_traced_circuit
 from .operations.gates import constant
-from .operations.operation_list import OperationList, format_samples, pauli_factors, weighted_sum
+from .simulator import SimulatorBase, format_samples, pauli_factors, weighted_sum
 from .wide_sampling import marginal_samples, mps_samples, sampling_method
 
 __all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
@@ -43,7 +44,7 @@ LOCAL_RESULT_HINT = ("No cheaper exact route applies: the circuit does not keep 
 WHOLE_STATE_REQUESTS = ("state", "matrix", "density")
 
 
-class CircuitBase(OperationList):
+class CircuitBase(SimulatorBase):
     """Operations on ``num_qubits`` qubits and the results of the contraction simulators.
 
     Subclasses set :attr:`_inputs` (``None`` or their validated initial state) and say how the

@@ -1,8 +1,9 @@
-"""Noise: quantum channels (:mod:`tyxonq.channels`), noise models, and Monte-Carlo trajectories."""
+"""Noise: noise models and Monte-Carlo trajectories over the quantum channels of
+:mod:`tyxonq.operators.channels` (also ``tq.channels`` and ``tq.noise.channels``)."""
 
 from __future__ import annotations
 
-from . import channels
+from ..operators import channels
 from .model import NoiseModel
 from .trajectories import trajectory_expectation
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .channels import Channel
-from .readout import confusion_matrices
+from ..operators.channels import Channel
+from ..operators.readout import confusion_matrices
 
 __all__ = ["NoiseModel"]
 

@@ -74,8 +74,8 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
         def values(states: Any) -> Any:
             return K.real(local_values(K, states, matrices, groups, n))
     from ..circuit.base import LIGHT_CONE_HINT
-    from ..circuit.memory import require_memory
     from ..circuit.statevector.trajectories import batch_size
+    from ..numerics.memory import require_memory
 
     require_memory(K, 4 * batch_size(n, int(trajectories)) * 2 ** n,
                    f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .array_module import ArrayModuleBackend
+from .protocol import ArrayBackend
 
 __all__ = [
     "normalize_argnums",
@@ -95,7 +94,7 @@ def real_scalar_output(backend: Any, value: Any) -> Any:
 
 
 def finite_difference_value_and_grad(
-    backend: ArrayModuleBackend, fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False
+    backend: ArrayBackend, fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False
 ) -> Callable[..., Any]:
     """``value_and_grad`` by central finite differences, for backends without autograd.
 

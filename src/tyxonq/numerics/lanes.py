@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .axes import per_argument_axes
+
 __all__ = ["Lanes", "LanesError", "lane_arguments", "lane_results", "lane_count"]
 
 
@@ -265,10 +267,8 @@ def lane_results(backend: Any, result: Any, lanes: int, out_axes: Any) -> Any:
     """A traced function's output as backend arrays with the batch axis at ``out_axes``: lanes
     become their values, object arrays of lanes are stacked, outputs that do not depend on the
     batch are repeated (tuples, lists and dicts of them alike)."""
-    from .vectorize import _per_argument_axes
-
     if isinstance(result, (tuple, list)):
-        axes = _per_argument_axes(out_axes, len(result))
+        axes = per_argument_axes(out_axes, len(result))
         return type(result)(lane_results(backend, item, lanes, axis) for item, axis in zip(result, axes))
     if isinstance(result, dict):
         return {key: lane_results(backend, item, lanes, out_axes) for key, item in result.items()}

@@ -13,6 +13,7 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from .arguments import checked_choice
+from .axes import per_argument_axes
 
 __all__ = ["loop_vmap", "lane_vmap", "vectorize_or_fallback", "VectorizationFallbackWarning",
            "POLICIES"]
@@ -22,17 +23,6 @@ POLICIES = ("auto", "force", "off")
 
 class VectorizationFallbackWarning(RuntimeWarning):
     """Native vectorisation failed and a loop over the batch is used instead (slower, same values)."""
-
-
-def _per_argument_axes(in_axes: Any, n_args: int) -> tuple[int | None, ...]:
-    if in_axes is None or isinstance(in_axes, int):
-        return (in_axes,) * n_args
-    if isinstance(in_axes, (tuple, list)) and len(in_axes) == n_args:
-        return tuple(in_axes)
-    raise ValueError(
-        f"in_axes={in_axes!r} must be an int, None, or a tuple with one entry per positional "
-        f"argument ({n_args} given)"
-    )
 
 
 def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
@@ -54,7 +44,7 @@ def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
 
     @functools.wraps(fn)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        axes = _per_argument_axes(in_axes, len(args))
+        axes = per_argument_axes(in_axes, len(args))
         size = _batch_size(backend, args, axes, in_axes)
         results = []
         for index in range(size):
@@ -95,7 +85,7 @@ def trace_lanes(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
 
     @functools.wraps(fn)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        axes = _per_argument_axes(in_axes, len(args))
+        axes = per_argument_axes(in_axes, len(args))
         size = _batch_size(backend, args, axes, in_axes)
         traced = [lane_arguments(backend, arg, axis) for arg, axis in zip(args, axes)]
         return lane_results(backend, fn(*traced, **kwargs), size, out_axes)
@@ -126,7 +116,7 @@ def _with_fallback(backend: Any, fn: Callable[..., Any], native: Callable[..., A
 
     @functools.wraps(fn)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        _batch_size(backend, args, _per_argument_axes(in_axes, len(args)), in_axes)
+        _batch_size(backend, args, per_argument_axes(in_axes, len(args)), in_axes)
         if backend.name not in failures:
             try:
                 return native(*args, **kwargs)
@@ -147,7 +137,7 @@ def _with_fallback(backend: Any, fn: Callable[..., Any], native: Callable[..., A
 def _stack_outputs(backend: Any, results: Sequence[Any], out_axes: Any) -> Any:
     first = results[0]
     if isinstance(first, (tuple, list)):
-        axes = _per_argument_axes(out_axes, len(first))
+        axes = per_argument_axes(out_axes, len(first))
         stacked = [
             _stack_outputs(backend, [r[i] for r in results], axes[i]) for i in range(len(first))
         ]

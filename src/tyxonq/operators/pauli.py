@@ -13,13 +13,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..circuit.differentiation.tracing import Dual
-from ..numerics.arguments import checked_choice, checked_count, checked_sequence, random_generator
+from ..numerics.arguments import checked_sequence
 
-__all__ = ["PauliSum", "DENSE_QUBITS"]
+__all__ = ["PauliSum"]
 
-#: Up to this many qubits, PauliSum.expectation(method="auto") works from the dense state.
-DENSE_QUBITS = 20
 
 PAULI_LETTERS = "IXYZ"
 # single-qubit products: (a, b) -> (phase, a·b)
@@ -223,7 +220,9 @@ class PauliSum:
             ``"state"`` computes the state once and applies every term to it with vectorised
             backend operations; ``"lightcone"`` contracts each term's light cone (no dense state,
             for large circuits with local terms). ``"auto"``: ``"state"`` up to
-            :data:`DENSE_QUBITS` qubits. A :class:`~tyxonq.DMCircuit` always contracts its terms.
+            :data:`~tyxonq.circuit.circuit.DENSE_QUBITS` qubits. A :class:`~tyxonq.DMCircuit`
+            always contracts its terms. Evaluated by the circuit (``circuit.expectation(self,
+            ...)``): each simulator implements it.
         hermitian : bool
             Return the real part (complex coefficients raise); ``False`` returns the complex value.
         shots : int, optional
@@ -241,42 +240,8 @@ class PauliSum:
         >>> round(float(h.expectation(c)), 12), round(float(c.expectation(h, method="lightcone")), 12)
         (-3.0, -3.0)
         """
-        from ..circuit.statevector.lanes import stacks_states
-        from ..numerics import get_backend
-        from .state_expectation import apply_pauli_sum, stack_expectation
-
-        if circuit.num_qubits != self.n_qubits:
-            raise ValueError(f"the circuit has {circuit.num_qubits} qubits; this PauliSum acts on "
-                             f"{self.n_qubits}")
-        if hermitian and not self.is_hermitian():
-            raise ValueError("this PauliSum has complex coefficients: pass hermitian=False for "
-                             "the complex value")
-        if shots is not None:
-            from .shots import shot_expectation
-
-            if not self.is_hermitian():
-                raise ValueError("shot estimates measure Hermitian operators: this PauliSum has "
-                                 "complex coefficients")
-            strings = [string for _, string in self]
-            coefficients = [coefficient for coefficient, _ in self]
-            shots, rng = checked_count(shots, "shots"), random_generator(seed)
-            value, error = shot_expectation(circuit, strings, coefficients, shots, rng, readout_error)
-            return (value, error) if return_std else value
-        checked_choice(method, ("auto", "state", "lightcone"), "method")
-        if method == "auto" or not hasattr(circuit, "dense_expectation"):
-            # a density-matrix circuit has no state vector: its terms are contracted
-            method = "state" if (self.n_qubits <= DENSE_QUBITS
-                                 and hasattr(circuit, "dense_expectation")) else "lightcone"
-        if method == "state":
-            observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, self),
-                                       lambda K, stack: stack_expectation(K, stack, self))
-            return circuit.dense_expectation(observable, hermitian=hermitian)
-        strings = [string for _, string in self]
-        coefficients = [coefficient for coefficient, _ in self]
-        value = circuit.pauli_expectations(strings, coefficients)
-        if not hermitian:
-            return value
-        return value.real if isinstance(value, Dual) else get_backend().real(value)
+        return circuit.expectation(self, method=method, hermitian=hermitian, shots=shots, seed=seed,
+                                   readout_error=readout_error, return_std=return_std)
 
     # -- checking --------------------------------------------------------------------------
     def to_sparse(self) -> Any:

@@ -21,9 +21,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.moves import permute
 from ..operations.operation import Operation
 from .binding import Binder
-from .executor import permute
 from .network import Leaf, operation_form
 from .plan import NetworkPlan
 

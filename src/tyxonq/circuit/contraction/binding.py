@@ -14,9 +14,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.constants import backend_constant
 from ..operations.gates import CONSTANT_MATRICES, gate_matrices, gate_matrix
 from ..operations.operation import Operation
-from ..statevector.products import backend_constant
 from .network import Leaf, Network, operation_form
 from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form, kraus_legs
 

@@ -24,11 +24,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.moves import Move, permute
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
 from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
-from .executor import CompiledContraction, Move, permute
+from .executor import CompiledContraction
 from .network import operation_form
 from .plan import NetworkPlan, Plan, run_contraction, run_plan
 from .rehearsal import placeholder, record, rehearsing

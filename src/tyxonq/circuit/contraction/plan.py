@@ -20,9 +20,10 @@ from typing import Any, Callable, Sequence
 
 import opt_einsum
 
+from ...numerics.moves import Move, permutation_moves, permute
 from .canonical import canonical_form
 from .contractor import get_contractor
-from .executor import CompiledContraction, Move, compile_path, permutation_moves, permute
+from .executor import CompiledContraction, compile_path
 from .network import Network
 from .plan_store import discard_path, load_path, store_path
 from .simplify import rank_simplify

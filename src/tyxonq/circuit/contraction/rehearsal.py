@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from ..memory import format_bytes
+from ...numerics.memory import format_bytes
 from .paths import estimated_seconds
 
 __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]

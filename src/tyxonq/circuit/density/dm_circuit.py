@@ -16,10 +16,10 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector
+from ...numerics.memory import require_memory
 from ..base import LIGHT_CONE_HINT, CircuitBase
 from ..contraction.network import density_network
 from ..contraction.rehearsal import rehearsing
-from ..memory import require_memory
 
 __all__ = ["DMCircuit", "DensityMatrixCircuit"]
 

@@ -24,8 +24,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ...numerics import get_backend, use_backend
+from ...numerics.dual import Dual
 from ..operations.operation import Operation
-from .tracing import Dual, active_gradient_method, gradient_method
+from .tracing import active_gradient_method, gradient_method
 
 __all__ = ["recorded_angles", "recorded_coefficients", "expectation_node"]
 

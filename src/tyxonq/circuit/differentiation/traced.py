@@ -1,7 +1,7 @@
 """Exact gradients of expectation values with respect to gate angles: adjoint and parameter shift.
 
 Both work on any backend through the protocol. They are reached through traced parameters
-(:mod:`tyxonq.circuit.differentiation.tracing`): an expectation of a circuit whose angles are :class:`Dual`
+(:mod:`tyxonq.numerics.dual`): an expectation of a circuit whose angles are :class:`Dual`
 numbers returns a Dual whose gradient is ``sum_k dE/dθ_k · dθ_k/dparams``.
 
 * **adjoint**: one forward and one backward sweep over the state vector in fused blocks
@@ -20,13 +20,14 @@ from typing import Any, Callable
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.dual import Dual, TracingError
+from ...numerics.memory import require_memory
 from ..contraction.gradient import contraction_cost, value_and_angle_gradients
-from ..memory import require_memory
 from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
 from ..operations.operation import Operation
 from ..statevector.adjoint import adjoint_sweep
 from ..statevector.sweep import sweep_program
-from .tracing import Dual, TracingError, active_gradient_method
+from .tracing import active_gradient_method
 
 __all__ = ["traced_expectation", "traced_terms", "parameter_shift_dual", "uses_contraction",
            "plain_operations"]

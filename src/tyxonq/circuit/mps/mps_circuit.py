@@ -1,7 +1,7 @@
 """The :class:`MPSCircuit`: gates on a matrix-product state with bounded bond dimension.
 
 It is a sibling of :class:`~tyxonq.Circuit`: the same gate methods, operations and checks
-(:class:`~tyxonq.circuit.operations.operation_list.OperationList`), simulated differently. The
+(:class:`~tyxonq.circuit.simulator.SimulatorBase`), simulated differently. The
 operations are applied to a matrix-product state when a result is first asked for, and the state
 is kept: later results, and circuits that extend this one (a measurement basis rotation, more
 gates), start from it.
@@ -16,12 +16,12 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector, random_generator
+from ...numerics.dual import TracingError
 from ...numerics.lanes import LanesError
+from ...numerics.memory import require_memory, require_sample_memory
 from ..differentiation.traced import parameter_shift_dual
-from ..differentiation.tracing import TracingError
-from ..memory import require_memory, require_sample_memory
 from ..operations.gates import constant, gate_matrix
-from ..operations.operation_list import OperationList, format_samples, weighted_sum
+from ..simulator import SimulatorBase, format_samples, weighted_sum
 from . import measure
 from .sampling import perfect_samples
 from .schedule import apply_operations
@@ -34,7 +34,7 @@ MPS_HINT = ("amplitude, expectation, expectation_ps, reduced_density_matrix, mar
 INPUT_TOLERANCE = 1e-6
 
 
-class MPSCircuit(OperationList):
+class MPSCircuit(SimulatorBase):
     """A circuit on ``num_qubits`` qubits simulated as a matrix-product state.
 
     Every gate method of :class:`~tyxonq.Circuit`, with the same conventions (qubit 0 most

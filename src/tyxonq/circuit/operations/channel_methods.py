@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ...noise import channels
+from ...operators import channels
 
 __all__ = ["ChannelMethods"]
 

@@ -11,11 +11,12 @@ significant bit of the matrix index; rotations are ``exp(-i θ P / 2)``.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from ...numerics.constants import backend_constant
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
            "gate_derivative", "gate_derivatives",
@@ -76,15 +77,9 @@ CONSTANT_MATRICES: dict[str, np.ndarray] = {
     "_p11": np.diag([0.0, 0.0, 0.0, 1.0]).astype(complex),
 }
 
-_converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def constant(K: Any, name: str) -> Any:
     """Constant matrix ``name`` as an array of backend ``K`` in its working dtype (cached)."""
-    per_backend = _converted.setdefault(K, {})
-    if name not in per_backend:
-        per_backend[name] = K.constant(CONSTANT_MATRICES[name], K.precision)
-    return per_backend[name]
+    return backend_constant(K, ("gate", name), lambda: CONSTANT_MATRICES[name])
 
 
 def _angle(K: Any, value: Any) -> Any:

@@ -9,8 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.dual import Dual
 from ...numerics.lanes import Lanes
-from ..differentiation.tracing import Dual
 from .gates import GATES
 
 __all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
@@ -24,7 +24,7 @@ class Operation:
     """A gate on qubits with its parameters; ``dagger`` marks the adjoint (from ``inverse``).
 
     A channel is one more kind of operation: ``gate`` is ``"channel"`` and ``channel`` holds the
-    :class:`~tyxonq.noise.channels.Channel` (its Kraus operators); it has no angles.
+    :class:`~tyxonq.operators.channels.Channel` (its Kraus operators); it has no angles.
 
     ``structure`` is what a contraction plan depends on: everything but the parameter values.
     """

@@ -20,11 +20,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ...numerics import get_backend
-from ..contraction.executor import permute
+from ...numerics.constants import backend_constant
+from ...numerics.moves import permute
 from ..operations.gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
 from ..operations.operation import Operation
 from .placement import apply_placed, place
-from .products import backend_constant, neutral
+from .products import neutral
 from .sweep import (
     SweepBlock,
     apply_block,

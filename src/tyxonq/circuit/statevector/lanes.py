@@ -15,11 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.constants import backend_constant
 from ...numerics.lanes import Lanes, LanesError
 from ..operations.gates import GATES, gate_matrices
 from ..operations.operation import Operation
 from .placement import apply_placed, place
-from .products import backend_constant
 from .sweep import SweepBlock, bind_matrices, sweep_program
 
 __all__ = ["operation_lanes", "lane_matrices", "lane_state", "sweep_lanes", "block_matrix",

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..contraction.executor import Move, permutation_moves, permute
+from ...numerics.moves import Move, permutation_moves, permute
 
 __all__ = ["Placement", "place", "apply_placed", "apply_matrix"]
 

@@ -11,24 +11,14 @@ runs once per plan.
 
 from __future__ import annotations
 
-import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.constants import backend_constant
 from .placement import Placement, apply_placed
 
-__all__ = ["BlockShape", "group_blocks", "block_products", "backend_constant", "neutral"]
-
-_BACKEND_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def backend_constant(K: Any, key: tuple, build: Callable[[], np.ndarray]) -> Any:
-    """A host-built constant converted once per backend (identities, embedded generators)."""
-    per_backend = _BACKEND_CONSTANTS.setdefault(K, {})
-    if key not in per_backend:
-        per_backend[key] = K.constant(build(), K.precision)
-    return per_backend[key]
+__all__ = ["BlockShape", "group_blocks", "block_products", "neutral"]
 
 
 def neutral(K: Any, size: int, diagonal: bool) -> Any:

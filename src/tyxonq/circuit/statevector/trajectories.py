@@ -16,7 +16,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..contraction.executor import permutation_moves, permute
+from ...numerics.moves import permutation_moves, permute
 from ..operations.operation import Operation
 from .placement import apply_placed, place
 from .sweep import apply_block, bind_matrices, block_operators, sweep_program

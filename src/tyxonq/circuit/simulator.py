@@ -1,9 +1,11 @@
-"""What every simulator's circuit is before it is simulated: qubits and a checked list of operations.
+"""The base of every simulator: qubits, a checked list of operations, and the checks of results.
 
-:class:`OperationList` holds a circuit's gates and channels (one
+:class:`SimulatorBase` holds a circuit's gates and channels (one
 :class:`~tyxonq.circuit.operations.operation.Operation` type), validates them as they are added,
 and validates what results are asked for (observables, Pauli strings, bitstrings, sample
-formats). The simulators are its subclasses: they differ only in how they compute results.
+formats); it mixes in the gate and channel methods, composition, interchange and shot-based
+estimates. The simulators are its subclasses (:class:`~tyxonq.circuit.base.CircuitBase` for
+``Circuit`` and ``DMCircuit``, and ``MPSCircuit``): they differ only in how they compute results.
 """
 
 from __future__ import annotations
@@ -14,40 +16,43 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...noise.readout import apply_readout_error, confusion_matrices
-from ...numerics import get_backend
-from ...numerics.arguments import (
+from ..numerics import get_backend
+from ..numerics.arguments import (
     checked_choice,
     checked_count,
     checked_seed,
     checked_sequence,
     random_generator,
 )
-from ...operators.shots import shot_expectation
-from ..differentiation.tracing import Dual
-from ..interchange.methods import InterchangeMethods
-from ..statevector.lanes import operation_lanes
-from .channel_methods import ChannelMethods
-from .composition import CompositionMethods
-from .drawing import draw as draw_circuit
-from .gate_methods import GateMethods
-from .gates import GATES, constant
-from .operation import (
+from ..numerics.dual import Dual
+from ..operators.pauli import PauliSum
+from ..operators.readout import apply_readout_error, confusion_matrices
+from .interchange.methods import InterchangeMethods
+from .operations.channel_methods import ChannelMethods
+from .operations.composition import CompositionMethods
+from .operations.drawing import draw as draw_circuit
+from .operations.gate_methods import GateMethods
+from .operations.gates import GATES, constant
+from .operations.operation import (
     Operation,
     matrix_values,
     validate_angle,
     validate_qubits,
     validate_unitary_matrix,
 )
+from .shots import shot_expectation
+from .statevector.lanes import operation_lanes
 
-__all__ = ["OperationList", "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
+__all__ = ["SimulatorBase", "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
            "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
 
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
+#: how an exact Pauli-sum expectation is computed (see :meth:`SimulatorBase.pauli_sum_expectation`)
+PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
 
 
-class OperationList(GateMethods, ChannelMethods, CompositionMethods, InterchangeMethods):
+class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, InterchangeMethods):
     """Operations on ``num_qubits`` qubits, checked as they are added."""
 
     _inputs: Any = None
@@ -77,7 +82,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         """The circuit's operations, in order."""
         return tuple(self._operations)
 
-    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> OperationList:
+    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> SimulatorBase:
         spec = GATES[gate]
         qubits = validate_qubits(qubits, self._num_qubits, gate)
         if spec.num_qubits and len(qubits) != spec.num_qubits:
@@ -93,8 +98,8 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._operations.append(Operation(gate, qubits, params))
         return self
 
-    def _add_channel(self, channel: Any, qubits: tuple) -> OperationList:
-        from ...noise.channels import Channel
+    def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
+        from ..operators.channels import Channel
 
         if not isinstance(channel, Channel):
             raise TypeError(f"channel={channel!r} must be a tq.channels.Channel (e.g. "
@@ -107,7 +112,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._channel_count += 1
         return self
 
-    def _with_operations(self, operations: list[Operation]) -> OperationList:
+    def _with_operations(self, operations: list[Operation]) -> SimulatorBase:
         """A circuit with the same qubits and inputs and the given operations."""
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
@@ -194,8 +199,8 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
     def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
         """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
 
-        A single operator object with an ``expectation(circuit, ...)`` method, such as a
-        :class:`~tyxonq.PauliSum`, is evaluated by it (``options`` such as ``method=`` go to it).
+        A single :class:`~tyxonq.PauliSum` is evaluated by :meth:`pauli_sum_expectation`
+        (``options`` such as ``method=`` or ``shots=`` go to it).
 
         Each simulator contracts only what the operators need (a light cone; an MPS's sites
         between cached environments). The result is real; a non-Hermitian matrix raises unless
@@ -212,9 +217,8 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         """
         if not operators:
             raise ValueError("expectation needs at least one (matrix, qubits) operator")
-        if len(operators) == 1 and callable(getattr(operators[0], "expectation", None)):
-            # an operator object (e.g. a PauliSum) knows how to evaluate itself on a circuit
-            return operators[0].expectation(self, hermitian=hermitian, **options)
+        if len(operators) == 1 and isinstance(operators[0], PauliSum):
+            return self.pauli_sum_expectation(operators[0], hermitian=hermitian, **options)
         if options:
             raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
@@ -224,6 +228,53 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: Any) -> Any:
         raise NotImplementedError  # pragma: no cover - every simulator has its own
+
+    def pauli_sum_expectation(self, hamiltonian: PauliSum, method: str = "auto", hermitian: bool = True,
+                              shots: int | None = None, seed: int | None = None, readout_error: Any = None,
+                              return_std: bool = False) -> Any:
+        """``<psi|H|psi>`` of a :class:`~tyxonq.PauliSum` (``c.expectation(h)`` and
+        ``h.expectation(c)`` come here); the options are :meth:`tyxonq.PauliSum.expectation`'s.
+
+        Each simulator computes the exact value its own way (:meth:`_pauli_sum_value`: terms on
+        their light cones, an MPS's environments, or, for a ``Circuit`` of at most
+        :data:`~tyxonq.circuit.circuit.DENSE_QUBITS` qubits, every term applied to the one state);
+        ``shots`` estimates it from measurements instead, the same way everywhere.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(2).h(0).cx(0, 1)
+        >>> round(float(c.pauli_sum_expectation(tq.PauliSum([(0.5, "ZZ"), (1.0, "XX")]))), 12)
+        1.5
+        """
+        if not isinstance(hamiltonian, PauliSum):
+            raise TypeError(f"hamiltonian must be a tq.PauliSum; got {type(hamiltonian).__name__}")
+        if hamiltonian.n_qubits != self._num_qubits:
+            raise ValueError(f"the circuit has {self._num_qubits} qubits; this PauliSum acts on "
+                             f"{hamiltonian.n_qubits}")
+        if hermitian and not hamiltonian.is_hermitian():
+            raise ValueError("this PauliSum has complex coefficients: pass hermitian=False for "
+                             "the complex value")
+        strings = [string for _, string in hamiltonian]
+        coefficients = [coefficient for coefficient, _ in hamiltonian]
+        if shots is not None:
+            if not hamiltonian.is_hermitian():
+                raise ValueError("shot estimates measure Hermitian operators: this PauliSum has "
+                                 "complex coefficients")
+            shots, rng = checked_count(shots, "shots"), random_generator(seed)
+            value, error = shot_expectation(self, strings, coefficients, shots, rng, readout_error)
+            return (value, error) if return_std else value
+        checked_choice(method, PAULI_SUM_METHODS, "method")
+        return self._pauli_sum_value(hamiltonian, method, hermitian)
+
+    def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
+        """The exact value, every term contracted on its light cone (the simulators with a
+        state vector override this for ``method="state"``)."""
+        value = self.pauli_expectations([string for _, string in hamiltonian],
+                                        [coefficient for coefficient, _ in hamiltonian])
+        if not hermitian:
+            return value
+        return value.real if isinstance(value, Dual) else get_backend().real(value)
 
     def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
         """A result's qubits, validated; at least one."""
@@ -297,7 +348,7 @@ class OperationList(GateMethods, ChannelMethods, CompositionMethods, Interchange
         return (value, error) if return_std else value
 
     # -- transformations -----------------------------------------------------------------------
-    def copy(self) -> OperationList:
+    def copy(self) -> SimulatorBase:
         """An independent copy (operations are immutable; parameters are shared)."""
         duplicate = self._with_operations(self._operations)
         duplicate._barriers = list(self._barriers)

@@ -8,8 +8,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..noise.readout import apply_readout_error, confusion_matrices
 from ..numerics import get_backend
+from ..operators.readout import apply_readout_error, confusion_matrices
+from .operations.operation import Operation
 
 __all__ = ["commuting_groups", "shot_expectation"]
 
@@ -42,8 +43,6 @@ def commuting_groups(strings: Sequence[str]) -> list[list[int]]:
 def shot_expectation(circuit: Any, strings: Sequence[str], coefficients: Sequence[complex], shots: int,
                      rng: np.random.Generator, readout_error: Any = None) -> tuple[float, float]:
     """``sum_t c_t <P_t>`` from ``shots`` shots per commuting group, and its standard error."""
-    from ..circuit.operations.operation import Operation
-
     n = circuit.num_qubits
     K = get_backend()
     confusions = _confusions(circuit, readout_error, n)

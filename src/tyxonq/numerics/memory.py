@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..numerics.base import host_available_memory
+from .base import host_available_memory
 
 __all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes",
            "fits_in_memory", "ContractionTooLarge"]

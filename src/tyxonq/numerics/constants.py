@@ -1,0 +1,47 @@
+"""Constants built on the host and converted once per backend instance.
+
+Identities, Pauli and projector matrices, gathering matrices: small arrays that every evaluation
+needs on the backend in its working dtype. Each is made by ``build()`` the first time a backend
+asks for its key and kept while the backend lives (a ``WeakKeyDictionary``: a backend that is
+gone takes its constants with it). ``K.constant`` makes them safe to reuse across calls and
+transforms.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["backend_constant", "clear_backend_constants", "backend_constant_count"]
+
+_CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def backend_constant(K: Any, key: tuple, build: Callable[[], np.ndarray]) -> Any:
+    """The host array ``build()`` as a constant of backend ``K`` (converted once per key).
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> first = backend_constant(K, ("example identity", 2), lambda: np.eye(2))
+    >>> backend_constant(K, ("example identity", 2), lambda: np.zeros(2)) is first
+    True
+    """
+    per_backend = _CONSTANTS.setdefault(K, {})
+    value = per_backend.get(key)
+    if value is None:
+        value = per_backend[key] = K.constant(build(), K.precision)
+    return value
+
+
+def clear_backend_constants() -> None:
+    """Forget every converted constant (they are made again on demand)."""
+    _CONSTANTS.clear()
+
+
+def backend_constant_count() -> int:
+    """Constants kept, over every live backend."""
+    return sum(len(per_backend) for per_backend in _CONSTANTS.values())

@@ -1,0 +1,70 @@
+"""Permuting the axes of arrays whose layout is a sequence of legs, within a dimension limit.
+
+A tensor's C-order layout is its leg order, so an intermediate with 30 legs never needs 30 array
+dimensions: a permutation is done on runs of adjacent legs that stay adjacent, with at most
+``max_ndim`` dimensions per backend call (cuPyNumeric: 6). Contractions (their operands and
+results) and state-vector sweeps (gate placements) move axes this way; the moves of a layout are
+computed once and applied many times.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+__all__ = ["Move", "permutation_moves", "permute"]
+
+Legs = tuple[int, ...]
+Move = tuple[tuple[int, ...], tuple[int, ...]]  # (reshape to, transpose axes)
+
+
+def permutation_moves(legs: Legs, target: Legs, sizes: dict[int, int], max_ndim: int) -> list[Move]:
+    """Reshape/transpose moves turning layout ``legs`` into ``target``, each within ``max_ndim``.
+
+    Adjacent legs that stay adjacent are grouped into runs; one transpose of the runs suffices
+    when there are at most ``max_ndim`` of them, else runs are moved one at a time (4 dims each).
+
+    Examples
+    --------
+    >>> permutation_moves((0, 1, 2), (2, 0, 1), {0: 2, 1: 2, 2: 2}, max_ndim=6)
+    [((4, 2), (1, 0))]
+    >>> permutation_moves((0, 1), (0, 1), {0: 2, 1: 2}, max_ndim=6)
+    []
+    """
+    if tuple(legs) == tuple(target):
+        return []
+    position_in_target = {leg: i for i, leg in enumerate(target)}
+    runs: list[list[int]] = []
+    for leg in legs:
+        if runs and position_in_target[leg] == position_in_target[runs[-1][-1]] + 1:
+            runs[-1].append(leg)
+        else:
+            runs.append([leg])
+    run_sizes = [math.prod(sizes[leg] for leg in run) for run in runs]
+    order = sorted(range(len(runs)), key=lambda r: position_in_target[runs[r][0]])
+    if len(runs) <= max_ndim:
+        return [(tuple(run_sizes), tuple(order))]
+    return _block_moves(run_sizes, order)
+
+
+def _block_moves(run_sizes: list[int], order: list[int]) -> list[Move]:
+    """Bring runs into ``order`` by moving one run at a time: views of at most 4 dimensions."""
+    current = list(range(len(run_sizes)))
+    moves: list[Move] = []
+    for position, wanted in enumerate(order):
+        found = current.index(wanted)
+        if found == position:
+            continue
+        before = math.prod(run_sizes[r] for r in current[:position])
+        between = math.prod(run_sizes[r] for r in current[position:found])
+        after = math.prod(run_sizes[r] for r in current[found + 1:])
+        moves.append(((before, between, run_sizes[wanted], after), (0, 2, 1, 3)))
+        current.insert(position, current.pop(found))
+    return moves
+
+
+def permute(K: Any, array: Any, moves: Sequence[Move]) -> Any:
+    """Apply :func:`permutation_moves` output to ``array``."""
+    for shape, axes in moves:
+        array = K.transpose(K.reshape(array, shape), axes)
+    return array
