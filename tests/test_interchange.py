@@ -41,7 +41,7 @@ def with_inverses(n: int, operations: list, flags: list[bool]) -> tq.Circuit:
     """The random operations, then the inverse of those flagged (daggered gates)."""
     circuit = add_operations(tq.Circuit(n), operations)
     tail = add_operations(tq.Circuit(n), [op for op, flag in zip(operations, flags) if flag])
-    return circuit._with_operations(list(circuit.operations) + list(tail.inverse().operations))
+    return circuit.with_operations(list(circuit.operations) + list(tail.inverse().operations))
 
 
 @settings(max_examples=40, deadline=None)
@@ -69,7 +69,7 @@ def test_gates_without_a_unitary_round_trip_to_1e_12():
         angles = rng.uniform(-3, 3, len(spec.param_names))
         getattr(circuit, name)(*[(0,), (1, 2), (2, 0, 1)][spec.num_qubits - 1], *angles)
     forward = list(circuit.operations)  # then every gate daggered but the Hadamards, then again
-    circuit = circuit._with_operations(forward + list(circuit.inverse().operations[:-3]) + forward)
+    circuit = circuit.with_operations(forward + list(circuit.inverse().operations[:-3]) + forward)
     expected = state_of(circuit)
     assert np.linalg.norm(expected - state_of(tq.Circuit(3).h(0).h(1).h(2))) > 0.1
     np.testing.assert_allclose(state_of(tq.Circuit.from_qiskit(circuit.to_qiskit())), expected, atol=1e-12)

@@ -109,7 +109,7 @@ def test_inputs_product_dense_and_site_tensors():
         product = np.kron(product, v)
     dense = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
     dense /= np.linalg.norm(dense)
-    sites = tq.MPSCircuit(n, inputs=dense)._state("test").sites
+    sites = tq.MPSCircuit(n, inputs=dense).simulated_state("test").sites
     for inputs, psi in ((vectors, product), (dense, dense), ([np.asarray(s) for s in sites], dense)):
         c = build_mps(n, operations, cutoff=0.0, inputs=inputs)
         np.testing.assert_allclose(c.state(), reference_state(n, operations, psi), atol=1e-10)
@@ -133,7 +133,7 @@ def test_truncation_error_bounds_the_infidelity(max_bond, cutoff):
     c = build_mps(n, operations, max_bond=max_bond, cutoff=cutoff)
     approximate = c.state()
     infidelity = 1 - abs(np.vdot(exact, approximate)) ** 2
-    errors = c._state("test").truncation.discarded
+    errors = c.simulated_state("test").truncation.discarded
     assert errors and c.truncation_error() == pytest.approx(sum(errors))
     assert c.fidelity_estimate() == pytest.approx(np.prod([1 - e for e in errors]))
     angle = min(np.pi / 2, sum(np.arcsin(np.sqrt(e)) for e in errors))

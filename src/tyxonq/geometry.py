@@ -74,16 +74,16 @@ def quantum_geometric_tensor(circuit_fn: Callable[[Any], Circuit], params: Any, 
     if not isinstance(circuit, Circuit):
         raise TypeError(f"circuit_fn must return a tq.Circuit (a pure state); it returned "
                         f"{type(circuit).__name__}")
-    circuit._check_exact("quantum_geometric_tensor")
+    circuit.check_exact("quantum_geometric_tensor")
     slots = _slots(circuit)
     shape = host.shape * 2
     if not slots:
         return K.zeros(shape, K.dtype)
-    n, operations = circuit.num_qubits, plain_operations(circuit._operations)
+    n, operations = circuit.num_qubits, plain_operations(circuit.operations)
     require_memory(K, (len(slots) + 2) * 2 ** n,
                    f"the derivatives of a {n}-qubit state with respect to {len(slots)} angles",
                    "Use fewer qubits or parameters, or approximation='block-diag' on smaller circuits")
-    inputs = circuit._input_array(K)
+    inputs = circuit.input_state(K)
     derivatives = derivative_states(K, n, operations, [(k, j) for k, j, _ in slots], inputs)
     state = sweep_state(K, n, operations, inputs)
     overlaps = K.to_numpy(K.matmul(K.conj(derivatives), K.transpose(derivatives)))

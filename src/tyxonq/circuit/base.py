@@ -48,24 +48,26 @@ class CircuitBase(SimulatorBase):
     """Operations on ``num_qubits`` qubits and the results of the contraction simulators.
 
     Subclasses set :attr:`_inputs` (``None`` or their validated initial state) and say how the
-    networks start (:meth:`_inputs_kind`) and whether a channel may be simulated exactly
-    (:meth:`_check_exact`).
+    networks start (:meth:`inputs_kind`) and whether a channel may be simulated exactly
+    (:meth:`check_exact`).
     """
 
-    def _inputs_kind(self) -> bool | str:
+    def inputs_kind(self) -> bool | str:
         """How the networks start: ``False`` (``|0...0>``), ``True`` (an input state vector) or
         ``"density"`` (an input density matrix)."""
         return self._inputs is not None
 
-    def _check_exact(self, what: str) -> None:
+    def check_exact(self, what: str) -> None:
         """Raise when ``what`` cannot be computed exactly for this circuit (a hook)."""
 
-    def _has_state_vector(self) -> bool:
+    def has_state_vector(self) -> bool:
         """Whether the state is a vector (gradients may sweep it) rather than a density matrix."""
         return True
 
-    def _structure(self) -> tuple:
-        return (self._num_qubits, self._inputs_kind(),
+    def structure(self) -> tuple:
+        """What the circuit's plans depend on: qubits, the kind of input, every operation's
+        structure (not its parameter values)."""
+        return (self._num_qubits, self.inputs_kind(),
                 tuple(op.structure for op in self._operations))
 
     # -- evaluation --------------------------------------------------------------------------
@@ -73,28 +75,38 @@ class CircuitBase(SimulatorBase):
         """The final basis state when every gate keeps the input basis state one
         (:mod:`~tyxonq.circuit.basis_state`): results then come by propagation, not contraction
         (reported by a rehearsal as the ``basis-state`` route)."""
-        if self._inputs_kind() == "density":
+        if self.inputs_kind() == "density":
             return None
         state = basis_state(self._num_qubits, self._operations, self._inputs)
         if state is not None:
             record("route", name="basis-state")
         return state
 
-    def _input_array(self, K: Any) -> Any:
+    def input_state(self, K: Any) -> Any:
+        """The initial state given as ``inputs``, as an array of backend ``K`` in a complex
+        dtype, or ``None`` for ``|0...0>``.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> K = tq.get_backend("numpy")
+        >>> tq.Circuit(1, inputs=np.array([0.0, 1.0])).input_state(K).tolist()
+        [0j, (1+0j)]
+        """
         if self._inputs is None:
             return None
         inputs = K.asarray(self._inputs)
         return inputs if K.is_complex(inputs) else K.cast(inputs, K.dtype)
 
-    def _plan(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
+    def result_plan(self, request: tuple, make_network: Any, output_shape: tuple[int, ...],
               what: str, token: int | None = None) -> NetworkPlan:
         """The cached plan of one result of this circuit's structure, memory checked (``token``:
         this structure's :func:`~tyxonq.circuit.contraction.plan.structure_token`, if known)."""
-        self._check_exact(what)
+        self.check_exact(what)
         if self._lanes() is not None:
             raise LanesError(f"{what} of a batch of circuits (only state-vector results are batched)")
         K = get_backend()
-        token = structure_token(self._structure()) if token is None else token
+        token = structure_token(self.structure()) if token is None else token
         # a compiled program reuses the plan and already spends seconds compiling: there a
         # longer path search pays off (eager calls, even on JAX, get the quick one)
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
@@ -141,8 +153,8 @@ class CircuitBase(SimulatorBase):
                 "use the pytorch backend (autograd) or method='finite-difference'"
             )
         K = get_backend()
-        plan = self._plan(request, make_network, output_shape, what)
-        return evaluate_requests(K, self._operations, self._input_array(K), [Request(plan, **binding)])[0]
+        plan = self.result_plan(request, make_network, output_shape, what)
+        return evaluate_requests(K, self._operations, self.input_state(K), [Request(plan, **binding)])[0]
 
     def marginal_probability(self, qubits: Sequence[int]) -> Any:
         """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given; the
@@ -163,7 +175,7 @@ class CircuitBase(SimulatorBase):
             require_memory(K, 2 ** len(qubits), what, LIGHT_CONE_HINT)
         if (basis := self._basis_route()) is not None:
             return K.asarray(one_hot(2 ** len(qubits), basis.index(qubits)), K.real_dtype)
-        n, ops, kind = self._num_qubits, list(self._operations), self._inputs_kind()
+        n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
         network = lambda: density_network(n, ops, kind, qubits, diagonal=True)  # noqa: E731
         value = self._routed(lambda: self._evaluate(("marginal", qubits), network, (2 ** len(qubits),), what),
                              lambda mps: mps.marginal_probability(qubits))
@@ -186,37 +198,37 @@ class CircuitBase(SimulatorBase):
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
-                                lambda c: [c._expectation_request(matrices, groups, diagonal)])
+                                lambda c: [c.expectation_request(matrices, groups, diagonal)])
         if hermitian and (slots := recorded_angles(self, matrices)) is not None:
             return expectation_node(self, slots, lambda c: c.expectation(*operators, hermitian=True))
-        value = evaluate_requests(K, self._operations, self._input_array(K),
-                                  [self._expectation_request(matrices, groups, diagonal)])[0]
+        value = evaluate_requests(K, self._operations, self.input_state(K),
+                                  [self.expectation_request(matrices, groups, diagonal)])[0]
         return K.real(value) if hermitian else value
 
-    def _expectation_request(self, matrices: list, groups: list, diagonal: list,
+    def expectation_request(self, matrices: list, groups: list, diagonal: list,
                              token: int | None = None) -> Request:
         """The contraction of ``<psi| O_1 ... O_m |psi>`` (observables already validated)."""
-        n, ops, given = self._num_qubits, self._operations, self._inputs_kind()
+        n, ops, given = self._num_qubits, self._operations, self.inputs_kind()
         groups_key, diagonal_key = tuple(groups), tuple(diagonal)
-        plan = self._plan(("expectation", groups_key, diagonal_key),
+        plan = self.result_plan(("expectation", groups_key, diagonal_key),
                           lambda: expectation_network(n, list(ops), given, groups_key, diagonal_key), (),
                           "expectation()", token)
         return Request(plan, matrices, [len(qubits) for qubits in groups])
 
-    def _pauli_requests(self, strings: Sequence[str]) -> list[Request]:
+    def pauli_requests(self, strings: Sequence[str]) -> list[Request]:
         """One contraction per Pauli string (none for an identity string); the plans of a list of
         strings are looked up at once after the first call."""
         K = get_backend()
-        token = structure_token(self._structure())
+        token = structure_token(self.structure())
         factors = [term for term in pauli_factors(tuple(strings)) if term]
 
         def plan_each() -> tuple[NetworkPlan, ...]:
-            return tuple(self._expectation_request([constant(K, letter) for _, letter in term],
+            return tuple(self.expectation_request([constant(K, letter) for _, letter in term],
                                                    [(q,) for q, _ in term],
                                                    [letter == "z" for _, letter in term], token).network_plan
                          for term in factors)
 
-        self._check_exact("expectation()")
+        self.check_exact("expectation()")
         plans = get_plans(("pauli", tuple(strings), token), plan_each, K.capabilities.max_ndim,
                           K.compiling())
         self._check_plan_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
@@ -280,8 +292,8 @@ class CircuitBase(SimulatorBase):
             return expectation_node(self, slots, lambda c: c.pauli_expectations(strings, coefficients))
         values = K.ones((len(strings),), K.real_dtype)
         if active:
-            found = K.real(evaluate_scalars(K, self._operations, self._input_array(K),
-                                            self._pauli_requests([strings[i] for i in active])))
+            found = K.real(evaluate_scalars(K, self._operations, self.input_state(K),
+                                            self.pauli_requests([strings[i] for i in active])))
             # identity strings take the value 1: the appended one, gathered into place
             position = {i: p for p, i in enumerate(active)}
             values = found if len(active) == len(strings) else K.take(
@@ -299,7 +311,7 @@ class CircuitBase(SimulatorBase):
         if not active:
             return np.ones(len(strings)) if weights is None else float(weights.sum())
         identity = 0.0 if weights is None else float(np.delete(weights, active).sum())
-        result = traced_terms(self, lambda c: c._pauli_requests([strings[i] for i in active]),
+        result = traced_terms(self, lambda c: c.pauli_requests([strings[i] for i in active]),
                               lambda c: c.pauli_expectations(strings, coefficients),
                               None if weights is None else weights[active])
         if weights is not None:

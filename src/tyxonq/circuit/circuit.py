@@ -71,8 +71,9 @@ class Circuit(CircuitBase):
         super().__init__(num_qubits)
         self._inputs = None if inputs is None else self._validated_inputs(inputs)
 
-    def _check_exact(self, what: str) -> None:
-        if self._is_noisy():
+    def check_exact(self, what: str) -> None:
+        """Refuse ``what`` (a pure-state result) when the circuit holds channels."""
+        if self.is_noisy():
             noisy = [op.channel.name for op in self._operations if op.channel is not None]
             raise NoisyCircuitError(
                 f"{what}: this circuit holds {len(noisy)} channel(s) ({', '.join(sorted(set(noisy)))}), "
@@ -115,7 +116,7 @@ class Circuit(CircuitBase):
         True
         """
         checked_choice(method, STATE_METHODS, "method")
-        self._check_exact("state()")
+        self.check_exact("state()")
         K = get_backend()
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if not rehearsing():
@@ -129,7 +130,7 @@ class Circuit(CircuitBase):
             if rehearsing():
                 record("sweep", qubits=n)
                 return placeholder(K, (2 ** n,))
-            return sweep_state(K, n, ops, self._input_array(K))
+            return sweep_state(K, n, ops, self.input_state(K))
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
                               "state()")
 
@@ -178,12 +179,12 @@ class Circuit(CircuitBase):
         """
         from .mps import MPSCircuit
 
-        self._check_exact("to_mps()")
+        self.check_exact("to_mps()")
         mps = MPSCircuit(self._num_qubits, max_bond=max_bond, cutoff=cutoff, inputs=self._inputs)
         return mps.append(self)
 
     def _exact_mps_allowed(self) -> bool:
-        return not self._is_noisy() and not self._is_traced() and self._lanes() is None
+        return not self.is_noisy() and not self._is_traced() and self._lanes() is None
 
     def _exact_mps(self) -> Any:
         """An MPS of this circuit with bonds of at most :data:`EXACT_MPS_MAX_BOND` and nothing
@@ -201,14 +202,14 @@ class Circuit(CircuitBase):
     def _lane_state(self, K: Any) -> Any:
         """The ``(lanes, 2^n)`` stack of states of a circuit whose angles are lanes."""
         n, lanes = self._num_qubits, self._lanes()
-        self._check_exact("a batch of states")
+        self.check_exact("a batch of states")
         if rehearsing():
             raise LanesError("a rehearsal of a batched circuit")
         try:
             require_memory(K, 3 * lanes * 2 ** n, f"a batch of {lanes} states of {n} qubits", "")
         except MemoryError as error:
             raise LanesError(f"{error} (the batch is evaluated one element at a time)") from error
-        return lane_state(K, n, self._operations, lanes, self._input_array(K))
+        return lane_state(K, n, self._operations, lanes, self.input_state(K))
 
     def _lane_local_expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
         K = get_backend()
@@ -281,7 +282,7 @@ class Circuit(CircuitBase):
 
     def inverse(self) -> Circuit:
         """The adjoint circuit (gates reversed and inverted), starting from ``|0...0>``."""
-        self._check_exact("inverse()")
+        self.check_exact("inverse()")
         inverted = Circuit(self._num_qubits)
         inverted._operations = [op.adjoint() for op in reversed(self._operations)]
         return inverted

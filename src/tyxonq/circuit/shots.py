@@ -56,7 +56,7 @@ def shot_expectation(circuit: Any, strings: Sequence[str], coefficients: Sequenc
             continue
         qubits = sorted(basis)
         rotations = [Operation(gate, (q,)) for q in qubits for gate in _ROTATIONS[basis[q]]]
-        rotated = circuit._with_operations(list(circuit._operations) + rotations)
+        rotated = circuit.with_operations(list(circuit.operations) + rotations)
         probabilities = np.clip(np.asarray(K.to_numpy(K.detach(rotated.marginal_probability(qubits))),
                                            dtype=float), 0.0, None)
         outcomes = rng.choice(2 ** len(qubits), size=shots, p=probabilities / probabilities.sum())

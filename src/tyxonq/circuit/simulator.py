@@ -69,7 +69,8 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._channel_count = 0  # kept as operations are added: results check it on every call
         self._barriers: list[tuple[int, tuple[int, ...]]] = []  # (operations before it, qubits)
 
-    def _is_noisy(self) -> bool:
+    def is_noisy(self) -> bool:
+        """Whether the circuit holds channels (its state is then mixed)."""
         return self._channel_count > 0
 
     # -- structure ---------------------------------------------------------------------------
@@ -81,6 +82,39 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
     def operations(self) -> tuple[Operation, ...]:
         """The circuit's operations, in order."""
         return tuple(self._operations)
+
+    @property
+    def barriers(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """The barrier markers: ``(operations before it, its qubits)`` each, in order."""
+        return tuple(self._barriers)
+
+    @property
+    def readout(self) -> tuple | None:
+        """Per-qubit readout confusion matrices applied to samples (``None`` entries: exact), or
+        ``None``: set by a noise model (:meth:`with_readout`, ``with_noise``)."""
+        return None if self._readout is None else tuple(self._readout)
+
+    def with_readout(self, confusions: Sequence[Any] | None) -> SimulatorBase:
+        """This circuit reading its samples through ``confusions`` (one confusion matrix or
+        ``None`` per qubit; ``None``: exact readout), as a copy.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> c = tq.Circuit(1).with_readout([np.array([[0.0, 1.0], [1.0, 0.0]])])
+        >>> c.sample(5, seed=1)
+        {'1': 5}
+        """
+        duplicate = self.copy()
+        duplicate._readout = None if confusions is None or all(m is None for m in confusions) else \
+            list(confusions)  # noqa: SLF001 - a copy of its own class
+        return duplicate
+
+    def with_inputs_of(self, other: SimulatorBase) -> SimulatorBase:
+        """This circuit starting from ``other``'s initial state (its validated ``inputs``)."""
+        duplicate = self.copy()
+        duplicate._inputs = other._inputs  # noqa: SLF001 - the same class: a simulator's own state
+        return duplicate
 
     def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> SimulatorBase:
         spec = GATES[gate]
@@ -112,8 +146,17 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._channel_count += 1
         return self
 
-    def _with_operations(self, operations: list[Operation]) -> SimulatorBase:
-        """A circuit with the same qubits and inputs and the given operations."""
+    def with_operations(self, operations: list[Operation]) -> SimulatorBase:
+        """A circuit with the same qubits, inputs and readout and the given operations (barriers
+        are not kept: they belong to the operations they stood between).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(2).h(0).cx(0, 1)
+        >>> len(c.with_operations(c.operations[:1]).operations)
+        1
+        """
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = list(operations)
@@ -138,7 +181,7 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
                 _check_pauli_string(string, self._num_qubits)
         return list(_checked_pauli_strings(strings, self._num_qubits))
 
-    def _validated_operator(self, operator: Any, hermitian: bool,
+    def validated_operator(self, operator: Any, hermitian: bool,
                             K: Any) -> tuple[Any, tuple[int, ...], bool]:
         """The operator's matrix on the backend, its qubits, and whether it is diagonal (known
         only from values that can be read here: a traced matrix counts as dense)."""
@@ -168,7 +211,7 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         matrices, groups, diagonal = [], [], []
         used: set[int] = set()
         for operator in operators:
-            matrix, qubits, is_diagonal = self._validated_operator(operator, hermitian, K)
+            matrix, qubits, is_diagonal = self.validated_operator(operator, hermitian, K)
             overlap = used.intersection(qubits)
             if overlap:
                 raise ValueError(
@@ -350,8 +393,8 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
     # -- transformations -----------------------------------------------------------------------
     def copy(self) -> SimulatorBase:
         """An independent copy (operations are immutable; parameters are shared)."""
-        duplicate = self._with_operations(self._operations)
-        duplicate._barriers = list(self._barriers)
+        duplicate = self.with_operations(self._operations)
+        duplicate._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
         return duplicate
 
     def draw(self, width: int = 100) -> str:

@@ -76,7 +76,7 @@ def sampling_method(circuit: Any, method: str) -> str:
     n = circuit.num_qubits
     if n <= STATE_QUBITS:
         return "state"
-    if circuit._has_state_vector() and bond_bound_bits(n, circuit.operations) <= MPS_BOND_BITS:
+    if circuit.has_state_vector() and bond_bound_bits(n, circuit.operations) <= MPS_BOND_BITS:
         return "mps"
     return "contraction"
 
@@ -85,10 +85,10 @@ def mps_samples(circuit: Any, shots: int, rng: np.random.Generator) -> np.ndarra
     """``(shots, n)`` bits from an untruncated MPS of ``circuit`` (a pure one)."""
     from .mps.sampling import perfect_samples
 
-    if not circuit._has_state_vector() or circuit._is_noisy():
+    if not circuit.has_state_vector() or circuit.is_noisy():
         raise ValueError("method='mps' samples pure circuits; a noisy circuit samples by "
                          "method='contraction' or 'state'")
-    return perfect_samples(circuit.to_mps(max_bond=None, cutoff=0.0)._state("sample()"), shots, rng)
+    return perfect_samples(circuit.to_mps(max_bond=None, cutoff=0.0).simulated_state("sample()"), shots, rng)
 
 
 def _joint_probabilities(K: Any, circuit: Any, inputs: Any, plan: Any, prefixes: list) -> np.ndarray:
@@ -102,7 +102,7 @@ def _joint_probabilities(K: Any, circuit: Any, inputs: Any, plan: Any, prefixes:
         chunk = prefixes[start:start + batch]
         chunk = chunk + [chunk[-1]] * (batch - len(chunk))  # padded: the same batch size again
         requests = [Request(plan, bits=tuple(row)) for row in chunk]
-        values = evaluate_requests(K, circuit._operations, inputs, requests)
+        values = evaluate_requests(K, circuit.operations, inputs, requests)
         rows += [np.real(K.to_numpy(K.detach(value))).astype(float) for value in values]
     return np.clip(np.stack(rows[:len(prefixes)]), 0.0, None)
 
@@ -112,9 +112,9 @@ def marginal_samples(circuit: Any, shots: int, rng: np.random.Generator,
     """``(shots, n)`` bits by sequential conditional marginals (see the module)."""
     K = get_backend()
     n = circuit.num_qubits
-    operations, kind = list(circuit.operations), circuit._inputs_kind()
-    token = structure_token(circuit._structure())
-    inputs = circuit._input_array(K)
+    operations, kind = list(circuit.operations), circuit.inputs_kind()
+    token = structure_token(circuit.structure())
+    inputs = circuit.input_state(K)
     bits = np.zeros((shots, n), dtype=np.int8)
     drawn: list[int] = []
     for start in range(0, n, group_qubits):
@@ -125,7 +125,7 @@ def marginal_samples(circuit: Any, shots: int, rng: np.random.Generator,
             which = which.reshape(-1)
         else:
             prefixes, which = np.zeros((1, 0), dtype=np.int8), np.zeros(shots, dtype=np.int64)
-        plan = circuit._plan(("conditional", fixed, group),
+        plan = circuit.result_plan(("conditional", fixed, group),
                              lambda f=fixed, g=group: conditional_network(n, operations, kind, f, g),
                              (2 ** len(group),), "sample()", token)
         joint = _joint_probabilities(K, circuit, inputs, plan, prefixes.tolist())

@@ -104,14 +104,13 @@ class NoiseModel:
                     raise ValueError(f"a {size}-qubit {rule.channel.name} channel cannot follow the "
                                      f"{len(op.qubits)}-qubit gate {op.gate} on {op.qubits}")
         noisy = circuit.to_density_matrix() if hasattr(circuit, "to_density_matrix") else circuit
-        noisy = noisy._with_operations(operations)
+        noisy = noisy.with_operations(operations)
         if not isinstance(noisy, DMCircuit):  # pragma: no cover - every circuit converts
             raise TypeError("with_noise needs a Circuit or DMCircuit")
         n = circuit.num_qubits
-        readout: list = list(circuit._readout) if circuit._readout is not None else [None] * n
+        readout: list = list(circuit.readout) if circuit.readout is not None else [None] * n
         for confusion, qubits in self._readout:
             for q, matrix in enumerate(confusion_matrices(confusion, n, "confusion")):
                 if qubits is None or q in qubits:
                     readout[q] = matrix
-        noisy._readout = readout if any(m is not None for m in readout) else None
-        return noisy
+        return noisy.with_readout(readout)

@@ -56,7 +56,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     if checked_count(trajectories, "trajectories") < 2:
         raise ValueError(f"trajectories={trajectories!r} must be an int >= 2")
     rng = random_generator(seed)
-    if getattr(circuit, "_inputs_kind", lambda: None)() == "density":
+    if getattr(circuit, "inputs_kind", lambda: None)() == "density":
         raise ValueError("trajectories start from a pure state; this circuit's input is a density matrix")
     K = get_backend()
     n = circuit.num_qubits
@@ -80,7 +80,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     require_memory(K, 4 * batch_size(n, int(trajectories)) * 2 ** n,
                    f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
     samples = [np.asarray(K.to_numpy(values(states)), dtype=float).reshape(-1)
-               for states in trajectory_states(K, n, circuit._operations, circuit._input_array(K),
+               for states in trajectory_states(K, n, circuit.operations, circuit.input_state(K),
                                                int(trajectories), rng)]
     results = np.concatenate(samples)
     return float(results.mean()), float(results.std(ddof=1) / np.sqrt(len(results)))
@@ -91,7 +91,7 @@ def _local_operators(circuit: Any, observable: Sequence[Any], K: Any) -> tuple[l
         observable = [observable]  # one (matrix, qubits) pair
     matrices, groups, used = [], [], set()
     for operator in observable:
-        matrix, qubits, _ = circuit._validated_operator(operator, True, K)
+        matrix, qubits, _ = circuit.validated_operator(operator, True, K)
         if used.intersection(qubits):
             raise ValueError(f"operators overlap on qubit(s) {sorted(used.intersection(qubits))}")
         used.update(qubits)

@@ -111,7 +111,7 @@ def checked_state_vector(K: Any, state: Any, num_qubits: int, name: str = "input
     expected = (2 ** num_qubits,)
     if shape != expected:
         raise ValueError(f"{name} has shape {shape}; {num_qubits} qubits need {expected}")
-    kind = np.dtype(K._dtype_name(K.dtype_of(state))).kind if on_backend else state.dtype.kind
+    kind = np.dtype(K.dtype_name_of(state)).kind if on_backend else state.dtype.kind
     if kind not in "fc":
         raise TypeError(f"{name} dtype {K.dtype_of(state) if on_backend else state.dtype} is not float "
                         "or complex")

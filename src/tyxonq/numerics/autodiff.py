@@ -79,7 +79,7 @@ def real_scalar_output(backend: Any, value: Any) -> Any:
     if backend.is_complex(value):
         raise TypeError(
             f"value_and_grad needs fn to return a real scalar; it returned a "
-            f"{backend._dtype_name(backend.dtype_of(value))} value. Return real(...) or abs(...) "
+            f"{backend.dtype_name_of(value)} value. Return real(...) or abs(...) "
             "of it, or differentiate the real and imaginary parts separately"
         )
     shape = backend.shape(value)
@@ -166,7 +166,7 @@ def differentiable_arguments(backend: Any, args: tuple, nums: tuple[int, ...]) -
     args = list(args)
     for a in nums:
         x = backend.asarray(args[a])
-        args[a] = backend.cast(x, backend._differentiable_dtype(x))
+        args[a] = backend.cast(x, backend.differentiable_dtype(x))
     return args
 
 

@@ -66,6 +66,17 @@ class BackendBase:
             start, stop = 0, start
         return start, stop, step, dtype
 
+    def dtype_name_of(self, x: Any) -> str:
+        """The name of ``x``'s dtype (``"complex128"``, ``"float32"``, ``"int64"`` ...).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.get_backend("numpy").dtype_name_of(np.ones(2, dtype=np.float32))
+        'float32'
+        """
+        return self._dtype_name(self.dtype_of(x))
+
     def is_complex(self, x: Any) -> bool:
         """Whether ``x`` has a complex dtype."""
         return self._dtype_name(self.dtype_of(x)).startswith("complex")
@@ -74,7 +85,7 @@ class BackendBase:
         """Whether ``x`` has a real floating dtype."""
         return self._dtype_name(self.dtype_of(x)).startswith("float")
 
-    def _differentiable_dtype(self, x: Any) -> Any:
+    def differentiable_dtype(self, x: Any) -> Any:
         """Dtype an argument is differentiated in: complex/float keep theirs, others go real."""
         if self.is_complex(x) or self.is_floating(x):
             return self.dtype_of(x)

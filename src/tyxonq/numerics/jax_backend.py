@@ -251,7 +251,7 @@ class JaxBackend(ArrayModuleBackend):
 
     def _prepared(self, argument: Any) -> Any:
         """A differentiated argument as a floating array."""
-        return self.cast(argument, self._differentiable_dtype(self.asarray(argument)))
+        return self.cast(argument, self.differentiable_dtype(self.asarray(argument)))
 
     def vmap(self, fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
         """Vectorise ``fn`` with ``jax.vmap``."""

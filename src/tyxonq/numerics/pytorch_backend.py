@@ -144,7 +144,7 @@ def _no_second_derivative(torch: Any) -> Any:
 def _inside_functorch_batching(torch: Any) -> bool:
     """Whether a ``torch.func.vmap`` or ``jvp`` transform is active (a gradient node's forward
     reads values, which batched and dual tensors do not have)."""
-    functorch = torch._C._functorch
+    functorch = torch._C._functorch  # noqa: SLF001 - torch has no public query of active transforms
     return any(interpreter.key() != functorch.TransformType.Grad
                for interpreter in functorch.get_interpreter_stack() or ())
 
@@ -337,7 +337,7 @@ class PyTorchBackend(BackendBase):
         Tensors created inside ``torch.func`` transforms are wrapped for that transform; a cached
         one would leak out of it. Constants are therefore created with the transforms disabled.
         """
-        with self.torch._C._DisableFuncTorch():
+        with self.torch._C._DisableFuncTorch():  # noqa: SLF001 - torch has no public switch
             return self.asarray(np.asarray(value), dtype)
 
     def _shape_tuple(self, shape: Any, operation: str) -> tuple[int, ...]:
@@ -682,7 +682,7 @@ class PyTorchBackend(BackendBase):
             positions = (nums,) if isinstance(nums, int) else nums
 
             def value_first(*args: Any, **kwargs: Any) -> Any:
-                if torch._C._functorch.get_interpreter_stack():
+                if torch._C._functorch.get_interpreter_stack():  # noqa: SLF001 - as above
                     grads, output = grad_and_value(*args, **kwargs)
                     return output, grads
                 return _autograd_value_and_grad(torch, checked, positions, aux, args, kwargs,

@@ -136,6 +136,11 @@ class PauliSum:
     def n_qubits(self) -> int:
         return self._n_qubits
 
+    def backend_cache(self, K: Any) -> dict:
+        """A dictionary kept for this sum and backend ``K`` while both live: what evaluations
+        derive from the terms once (grouped diagonals per dtype) and reuse."""
+        return self._backend_cache.setdefault(K, {})
+
     @property
     def terms(self) -> dict[str, Any]:
         """``{pauli string: coefficient}``; real coefficients are given as floats."""
@@ -198,9 +203,9 @@ class PauliSum:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PauliSum):
             return NotImplemented
-        a, b = self.simplify(), other.simplify()
-        return a.n_qubits == b.n_qubits and a._terms.keys() == b._terms.keys() and all(
-            abs(a._terms[s] - b._terms[s]) <= 1e-12 for s in a._terms)
+        a, b = self.simplify().terms, other.simplify().terms
+        return self.n_qubits == other.n_qubits and a.keys() == b.keys() and all(
+            abs(a[s] - b[s]) <= 1e-12 for s in a)
 
     def __repr__(self) -> str:
         body = " + ".join(f"{c:g}*{s}" for c, s in self) or "0"

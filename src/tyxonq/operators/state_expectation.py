@@ -129,8 +129,8 @@ def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
             term = coefficient * apply_pauli_string(K, state, string)
             total = term if total is None else total + term
         return total
-    cache = hamiltonian._backend_cache.setdefault(K, {})
-    dtype = K._dtype_name(K.dtype_of(state))
+    cache = hamiltonian.backend_cache(K)
+    dtype = K.dtype_name_of(state)
     if dtype not in cache:
         cache[dtype] = [(mask, K.constant(diagonal, dtype)) for mask, diagonal in pauli_groups(hamiltonian)]
     total = None
@@ -145,7 +145,7 @@ def _expectation_groups(K: Any, hamiltonian: Any, dtype: str) -> list[tuple[tupl
     ``(mask, "diagonal", real D)`` for the group flipping nothing (a Hermitian sum's diagonal is
     real), ``(mask, "pair", c)`` for a group flipping one qubit with a constant diagonal ``c``,
     ``(mask, "general", D)`` for the others."""
-    cache = hamiltonian._backend_cache.setdefault(K, {})
+    cache = hamiltonian.backend_cache(K)
     key = ("expectation groups", dtype)
     if key not in cache:
         groups = []
@@ -180,7 +180,7 @@ def stack_expectation(K: Any, stack: Any, hamiltonian: Any) -> Any:
         return K.sum(K.conj(stack) * apply_pauli_sum(K, stack, hamiltonian), axis=-1)
     total = None
     probabilities = None
-    for mask, kind, data in _expectation_groups(K, hamiltonian, K._dtype_name(K.dtype_of(stack))):
+    for mask, kind, data in _expectation_groups(K, hamiltonian, K.dtype_name_of(stack)):
         if kind == "diagonal":
             if probabilities is None:
                 probabilities = K.real(K.conj(stack) * stack)

@@ -186,6 +186,10 @@ class _PlanCache:
                 self._lists.put(key, entry)
         return entry
 
+    def paths(self) -> list[tuple[tuple[int, ...], ...]]:
+        with self._lock:
+            return sorted(plan.path for plan in self._plans.entries.values())
+
     def info(self) -> PlanCacheInfo:
         return PlanCacheInfo(self.hits, self.misses, self.path_searches, len(self._networks.entries),
                              self.maxsize, self.enabled, self.loaded)
@@ -219,8 +223,7 @@ def plan_cache_info() -> PlanCacheInfo:
 
 def plan_cache_paths() -> list[tuple[tuple[int, ...], ...]]:
     """The paths of every cached plan, sorted (to compare what two processes planned)."""
-    with _CACHE._lock:
-        return sorted(plan.path for plan in _CACHE._plans.entries.values())
+    return _CACHE.paths()
 
 
 def clear_plan_cache() -> None:

@@ -70,9 +70,7 @@ class DMCircuit(CircuitBase):
         >>> round(float(dm.expectation_ps(z=[0])), 12)
         -1.0
         """
-        result = cls(circuit.num_qubits)
-        result._inputs = circuit._inputs
-        return result._with_operations(circuit._operations)
+        return cls(circuit.num_qubits).with_inputs_of(circuit).with_operations(circuit.operations)
 
     def _validated_inputs(self, inputs: Any) -> tuple[Any, bool]:
         K = get_backend()
@@ -101,12 +99,14 @@ class DMCircuit(CircuitBase):
             raise ValueError(f"inputs is not positive semidefinite (an eigenvalue is {lowest:.2e})")
         return inputs, True
 
-    def _inputs_kind(self) -> bool | str:
+    def inputs_kind(self) -> bool | str:
+        """``False`` (``|0...0>``), ``True`` (a state vector) or ``"density"`` (a density matrix)."""
         if self._inputs is None:
             return False
         return "density" if self._density_input else True
 
-    def _has_state_vector(self) -> bool:
+    def has_state_vector(self) -> bool:
+        """A density matrix, not a vector."""
         return False
 
     # -- results -----------------------------------------------------------------------------
@@ -144,7 +144,7 @@ class DMCircuit(CircuitBase):
         what = f"the density matrix of {len(qubits)} qubit(s)"
         if not rehearsing():
             require_memory(K, size * size, what, LIGHT_CONE_HINT)
-        n, ops, kind = self._num_qubits, list(self._operations), self._inputs_kind()
+        n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
         return self._evaluate(("density", qubits), lambda: density_network(n, ops, kind, qubits),
                               (size, size), what)
 

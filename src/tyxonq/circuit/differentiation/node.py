@@ -45,7 +45,7 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
             or not K.records_gradients()):
         return None
     slots: list[Slot] = []
-    for k, op in enumerate(circuit._operations):
+    for k, op in enumerate(circuit.operations):
         if op.channel is not None:
             if _recorded(K, op.channel.operators):
                 return None
@@ -65,7 +65,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
     the recorded angles at ``slots``; ``evaluate`` runs on a copy whose angles are traced
     :class:`Dual` numbers, so it returns Duals (:mod:`tyxonq.circuit.differentiation.traced`)."""
     K = get_backend()
-    operations = circuit._operations
+    operations = circuit.operations
     method = active_gradient_method()
     backend = K.host_twin() if _host_sized(K, circuit) else K
 
@@ -78,7 +78,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
             op = traced[k]
             traced[k] = Operation(op.gate, op.qubits, tuple(params), op.dagger, op.channel)
         with use_backend(backend), gradient_method(method):
-            return _value_and_jacobian(evaluate(circuit._with_operations(traced)), len(slots))
+            return _value_and_jacobian(evaluate(circuit.with_operations(traced)), len(slots))
 
     return K.gradient_node(compute, [operations[k].params[j] for k, j in slots])
 
@@ -90,7 +90,7 @@ def _host_sized(K: Any, circuit: Any) -> bool:
     14 qubits PyTorch's multithreaded kernels sweep the state faster (measured: 16-qubit energy +
     gradient 35.6 ms on NumPy, 23.5 ms on PyTorch's own arrays)."""
     n = circuit.num_qubits
-    if not circuit._has_state_vector() or n <= TWIN_QUBITS:
+    if not circuit.has_state_vector() or n <= TWIN_QUBITS:
         return True
     return 3 * 2 ** n * 16 > K.available_memory()  # no sweep: contractions
 

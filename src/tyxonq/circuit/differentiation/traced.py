@@ -55,14 +55,14 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     """
     if active_gradient_method() != "adjoint":
         return parameter_shift_dual(circuit, evaluate)
-    plain = circuit._with_operations(plain_operations(circuit._operations))
+    plain = circuit.with_operations(plain_operations(circuit.operations))
     K = get_backend()
     slots = _slots(circuit)
     wanted = _wanted(slots)
     contractions = requests(plain) if requests is not None else None
     if contractions is not None and uses_contraction(K, plain, contractions):
         def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
-            values, gradients = value_and_angle_gradients(K, c._operations, c._input_array(K),
+            values, gradients = value_and_angle_gradients(K, c.operations, c.input_state(K),
                                                           contractions, wanted, len(slots))
             return float(np.real(values.sum())), np.real(gradients.sum(axis=0))
     else:
@@ -71,7 +71,7 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
                        _SWEEP_HINT)
 
         def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
-            value, gradient = adjoint_sweep(K, c._operations, n, c._input_array(K), apply_observable,
+            value, gradient = adjoint_sweep(K, c.operations, n, c.input_state(K), apply_observable,
                                             wanted, len(slots))
             return value, np.asarray(gradient, dtype=float)
     value, angle_gradients = value_and_gradient(plain)
@@ -85,7 +85,7 @@ def parameter_shift_dual(circuit: Any, evaluate: Callable[[Any], Any]) -> Dual:
     """A real result of a circuit with traced angles, as a Dual whose gradient (and Hessian, by
     the shift rule applied twice) comes from shifted evaluations: ``evaluate(plain_circuit)``
     computes the result of a circuit without traced angles (any simulator)."""
-    plain = circuit._with_operations(plain_operations(circuit._operations))
+    plain = circuit.with_operations(plain_operations(circuit.operations))
     K = get_backend()
     slots = _slots(circuit)
     scalar = lambda c: float(K.to_numpy(evaluate(c)))  # noqa: E731
@@ -102,14 +102,14 @@ def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callab
     ``evaluate(plain_circuit)`` returns the same (the weighted sum, or the values), for
     parameter shift.
     """
-    plain = circuit._with_operations(plain_operations(circuit._operations))
+    plain = circuit.with_operations(plain_operations(circuit.operations))
     K = get_backend()
     slots = _slots(circuit)
     if active_gradient_method() == "adjoint":
         contractions = requests(plain)
 
         def values_and_gradients(c: Any) -> tuple[np.ndarray, np.ndarray]:
-            values, gradients = value_and_angle_gradients(K, c._operations, c._input_array(K),
+            values, gradients = value_and_angle_gradients(K, c.operations, c.input_state(K),
                                                           contractions, _wanted(slots), len(slots))
             return np.real(values), np.real(gradients)
         values, gradients = values_and_gradients(plain)
@@ -136,15 +136,15 @@ def uses_contraction(K: Any, plain: Any, requests: list) -> bool:
     passes over the state per fused block), the sweep's three state vectors do not fit, or there
     is no state vector to sweep (a density matrix)."""
     n = plain.num_qubits
-    if not plain._has_state_vector() or 3 * 2 ** n * 16 > K.available_memory():
+    if not plain.has_state_vector() or 3 * 2 ** n * 16 > K.available_memory():
         return True
-    blocks = len(sweep_program(n, plain._operations, K.capabilities.max_ndim).blocks) if n <= 24 \
-        else len(plain._operations)
+    blocks = len(sweep_program(n, plain.operations, K.capabilities.max_ndim).blocks) if n <= 24 \
+        else len(plain.operations)
     return 3 * contraction_cost(requests) < 3 * blocks * 2 ** n * 72
 
 
 def _slots(circuit: Any) -> list[tuple[int, int, Dual]]:
-    return [(k, j, p) for k, op in enumerate(circuit._operations)
+    return [(k, j, p) for k, op in enumerate(circuit.operations)
             for j, p in enumerate(op.params) if isinstance(p, Dual)]
 
 
@@ -195,7 +195,7 @@ def _angle_hessian(plain: Any, slots: list, gradient_of: Callable[[Any], np.ndar
 def _shift_rule(plain: Any, slots: list, evaluate: Callable[[Any], Any]) -> list[Any]:
     """Per traced angle, its derivative of ``evaluate(circuit)`` (a number or an array) by the
     two- or four-term shift rule."""
-    operations = plain._operations
+    operations = plain.operations
     results = []
     for k, j, _ in slots:
         op = operations[k]
@@ -205,7 +205,7 @@ def _shift_rule(plain: Any, slots: list, evaluate: Callable[[Any], Any]) -> list
             params[j] = params[j] + delta
             changed = list(operations)
             changed[k] = replace(op, params=tuple(params))
-            return evaluate(plain._with_operations(changed))
+            return evaluate(plain.with_operations(changed))
 
         half = math.pi / 2
         if op.gate in TWO_TERM_SHIFT:

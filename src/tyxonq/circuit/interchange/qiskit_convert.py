@@ -198,7 +198,7 @@ def to_qiskit(circuit: Any) -> Any:
 def barriers_by_position(circuit: Any) -> dict[int, list[tuple[int, ...]]]:
     """A circuit's barrier markers by the number of operations before them."""
     found: dict[int, list[tuple[int, ...]]] = {}
-    for position, qubits in circuit._barriers:
+    for position, qubits in circuit.barriers:
         found.setdefault(position, []).append(qubits)
     return found
 

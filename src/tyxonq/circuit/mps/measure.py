@@ -29,7 +29,7 @@ def left_environment(state: MPSState, site: int) -> Any:
     """``L[x, y]``: sites ``0 .. site - 1`` of ``<psi|psi>`` contracted (ket bond, bra bond)."""
     K = state.K
     key = ("left", site)
-    if key not in state._environments:
+    if key not in state.environments:
         if site <= state.centre:
             dimension = 1 if site == 0 else K.shape(state.sites[site - 1])[2]
             value = K.eye(dimension, dtype=K.dtype)
@@ -38,15 +38,15 @@ def left_environment(state: MPSState, site: int) -> Any:
             x, y = K.shape(previous)
             value = _plain_step(K, K.reshape(previous, (x, 1, y)), state.sites[site - 1])
             value = K.reshape(value, (K.shape(value)[0], K.shape(value)[2]))
-        state._environments[key] = value
-    return state._environments[key]
+        state.environments[key] = value
+    return state.environments[key]
 
 
 def right_environment(state: MPSState, site: int) -> Any:
     """``R[u, v]``: sites ``site .. n - 1`` contracted (``site == n``: the 1 x 1 identity)."""
     K = state.K
     key = ("right", site)
-    if key not in state._environments:
+    if key not in state.environments:
         if site > state.centre:
             dimension = 1 if site == state.num_sites else K.shape(state.sites[site])[0]
             value = K.eye(dimension, dtype=K.dtype)
@@ -54,8 +54,8 @@ def right_environment(state: MPSState, site: int) -> Any:
             after = right_environment(state, site + 1)
             A = state.sites[site]
             value = K.einsum("xsv,ysv->xy", K.einsum("xsu,uv->xsv", A, after), K.conj(A))
-        state._environments[key] = value
-    return state._environments[key]
+        state.environments[key] = value
+    return state.environments[key]
 
 
 # -- one sweep ---------------------------------------------------------------------------------

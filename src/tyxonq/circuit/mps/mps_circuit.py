@@ -134,7 +134,7 @@ class MPSCircuit(SimulatorBase):
         return kind, inputs
 
     # -- simulation ----------------------------------------------------------------------------
-    def _state(self, what: str) -> MPSState:
+    def simulated_state(self, what: str) -> MPSState:
         """The simulated state (cached; an extended circuit continues from its parent's)."""
         if self._is_traced():
             raise TracingError(
@@ -168,7 +168,7 @@ class MPSCircuit(SimulatorBase):
         Inside ``jax.jit`` the values cannot be read, so bonds keep ``min(max_bond, rank)``
         singular values (``cutoff`` drops none there).
         """
-        return self._state("bond_dimensions()").bond_dimensions()
+        return self.simulated_state("bond_dimensions()").bond_dimensions()
 
     def truncation_error(self) -> Any:
         """The total discarded weight: the sum over truncations of the relative weight cut.
@@ -177,13 +177,13 @@ class MPSCircuit(SimulatorBase):
         ``sin^2(sum_k arcsin sqrt(eps_k))`` (each truncation turns the state by an angle
         ``arcsin sqrt(eps_k)``).
         """
-        discarded = self._state("truncation_error()").truncation.discarded
+        discarded = self.simulated_state("truncation_error()").truncation.discarded
         return sum(discarded) if discarded else 0.0
 
     def fidelity_estimate(self) -> Any:
         """The product of the kept weights, ``prod_k (1 - eps_k)``: 1 when nothing was cut."""
         value: Any = 1.0
-        for eps in self._state("fidelity_estimate()").truncation.discarded:
+        for eps in self.simulated_state("fidelity_estimate()").truncation.discarded:
             value = value * (1 - eps)
         return value
 
@@ -201,7 +201,7 @@ class MPSCircuit(SimulatorBase):
                 or not 1 <= cut <= self._num_qubits - 1:
             raise ValueError(f"cut={cut!r} must be an int in [1, {self._num_qubits - 1}] (the bond "
                              "between qubits cut - 1 and cut)")
-        return measure.entanglement_entropy(self._state("entanglement_entropy()"), int(cut))
+        return measure.entanglement_entropy(self.simulated_state("entanglement_entropy()"), int(cut))
 
     # -- results -------------------------------------------------------------------------------
     def amplitude(self, bitstring: str | int) -> Any:
@@ -214,14 +214,14 @@ class MPSCircuit(SimulatorBase):
         0.5
         """
         bits = self._parse_bitstring(bitstring)
-        return measure.amplitude(self._state("amplitude()"), bits)
+        return measure.amplitude(self.simulated_state("amplitude()"), bits)
 
     def state(self) -> Any:
         """The ``2**n`` amplitudes (qubit 0 most significant), memory checked first."""
         K = get_backend()
         n = self._num_qubits
         require_memory(K, 2 ** n, f"state() of {n} qubits", MPS_HINT)
-        return measure.dense_state(self._state("state()"))
+        return measure.dense_state(self.simulated_state("state()"))
 
     wavefunction = state
 
@@ -240,7 +240,7 @@ class MPSCircuit(SimulatorBase):
             if not hermitian:
                 raise TracingError("exact gradients need a real objective: use hermitian=True")
             return parameter_shift_dual(self, lambda c: c.expectation(*operators))
-        value = measure.operator_expectation(self._state("expectation()"), matrices, groups)
+        value = measure.operator_expectation(self.simulated_state("expectation()"), matrices, groups)
         return K.real(value) if hermitian else value
 
     def pauli_expectations(self, strings: Sequence[str],
@@ -269,7 +269,7 @@ class MPSCircuit(SimulatorBase):
                 raise TracingError("exact gradients need a real objective: real coefficients")
             return parameter_shift_dual(self, lambda c: c.pauli_expectations(strings, coefficients))
         K = get_backend()
-        state = self._state("pauli_expectations()")
+        state = self.simulated_state("pauli_expectations()")
         one = K.ones((), K.dtype)
         values = []
         for string in strings:
@@ -292,7 +292,7 @@ class MPSCircuit(SimulatorBase):
         K = get_backend()
         require_memory(K, 4 ** len(qubits) * 4, f"the density matrix of {len(qubits)} qubit(s)",
                        "Use fewer qubits")
-        return measure.reduced_density_matrix(self._state("reduced_density_matrix()"), qubits)
+        return measure.reduced_density_matrix(self.simulated_state("reduced_density_matrix()"), qubits)
 
     def marginal_probability(self, qubits: Sequence[int]) -> Any:
         """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given;
@@ -310,7 +310,7 @@ class MPSCircuit(SimulatorBase):
         K = get_backend()
         require_memory(K, 2 ** len(qubits) * 4, f"the probabilities of {len(qubits)} qubit(s)",
                        "Use fewer qubits")
-        return measure.marginal_probability(self._state("marginal_probability()"), qubits)
+        return measure.marginal_probability(self.simulated_state("marginal_probability()"), qubits)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None) -> Any:
@@ -328,7 +328,7 @@ class MPSCircuit(SimulatorBase):
         """
         shots, confusions = self._sampling(shots, format, readout_error, seed)
         require_sample_memory(shots, self._num_qubits, format, bits=True)
-        bits = perfect_samples(self._state("sample()"), shots, random_generator(seed))
+        bits = perfect_samples(self.simulated_state("sample()"), shots, random_generator(seed))
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
 
 

@@ -78,7 +78,7 @@ class MPSState:
         self.sites = list(sites)
         self.centre = centre
         self.truncation = truncation
-        self._environments: dict = {}
+        self.environments: dict = {}
 
     @classmethod
     def zeros(cls, K: Any, n: int, truncation: Truncation) -> MPSState:
@@ -93,14 +93,14 @@ class MPSState:
         truncation = Truncation(self.truncation.max_bond, self.truncation.cutoff,
                                 self.truncation.rounding, list(self.truncation.discarded))
         duplicate = MPSState(self.K, self.sites, self.centre, truncation)
-        duplicate._environments = dict(self._environments)
+        duplicate.environments = dict(self.environments)
         return duplicate
 
     def bond_dimensions(self) -> list[int]:
         return [int(self.K.shape(site)[2]) for site in self.sites[:-1]]
 
     def _changed(self) -> None:
-        self._environments = {}
+        self.environments = {}
 
     # -- the orthogonality centre ------------------------------------------------------------
     def move_centre(self, target: int) -> None:

@@ -37,11 +37,11 @@ class CompositionMethods:
             raise ValueError(f"{method}: qubits={list(qubits)} must name one qubit for each of the "
                              f"other circuit's {other.num_qubits}")
         return [Operation(op.gate, tuple(qubits[q] for q in op.qubits), op.params, op.dagger, op.channel)
-                for op in other._operations]
+                for op in other.operations]
 
     def _placed_barriers(self, other: Any, qubits: Sequence[int] | None, offset: int) -> list:
         qubits = tuple(range(other.num_qubits)) if qubits is None else tuple(qubits)
-        return [(position + offset, tuple(qubits[q] for q in on)) for position, on in other._barriers]
+        return [(position + offset, tuple(qubits[q] for q in on)) for position, on in other.barriers]
 
     def barrier(self: C, *qubits: int) -> C:
         """A marker between the operations before and after it (on ``qubits``, default all):

@@ -142,7 +142,7 @@ def matrix_values(K: Any, matrix: Any, num_qubits: int, what: str) -> np.ndarray
         host = np.asarray(matrix)
         shape, kind = host.shape, host.dtype.kind
     else:
-        shape, kind = tuple(K.shape(matrix)), np.dtype(K._dtype_name(K.dtype_of(matrix))).kind
+        shape, kind = tuple(K.shape(matrix)), np.dtype(K.dtype_name_of(matrix)).kind
     if shape not in ((dimension, dimension), (2,) * (2 * num_qubits)):
         raise ValueError(
             f"{what}: matrix has shape {shape}; {num_qubits} qubit(s) need ({dimension}, {dimension})"
