@@ -282,3 +282,25 @@ def test_jax_compilation_cache_follows(tmp_path):
     finally:
         tq.set_persistent_cache(None)
         jax.config.update("jax_compilation_cache_dir", None)
+
+
+def test_one_call_reports_and_empties_every_in_process_cache():
+    """tq.cache_info() / tq.clear_caches() cover plans, sweep programs, structure tokens, backend
+    constants, compiled objectives and the structural helpers; results are the same afterwards."""
+    tq.clear_caches()
+    assert tq.cache_info().total == 0
+    c = circuit()
+    swept, contracted = c.state(method="sweep"), c.state(method="contraction")
+    value = c.expectation_ps(z=[3])
+    tq.optimize.minimize(lambda t: tq.Circuit(1).rx(0, t[0]).expectation_ps(z=[0]), [0.1], maxiter=2,
+                         progress=False, jit=True)
+    sizes = tq.cache_info().sizes
+    for name in ("plans", "sweep programs", "structure tokens", "backend constants", "compiled objectives",
+                 "tyxonq.circuit.contraction.tensor_forms.tensor_form"):
+        assert sizes[name] > 0, name
+    tq.clear_caches()
+    info = tq.cache_info()
+    assert info.total == 0 and info.plans.path_searches == 0
+    np.testing.assert_allclose(c.state(method="sweep"), swept, atol=1e-12)
+    np.testing.assert_allclose(c.state(method="contraction"), contracted, atol=1e-12)
+    np.testing.assert_allclose(c.expectation_ps(z=[3]), value, atol=1e-12)

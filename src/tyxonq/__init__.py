@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import circuit, geometry, gradients, mitigation, noise, numerics, operators, optimize, templates
+from .caches import CacheInfo, cache_info, clear_caches
 from .circuit import (
     Circuit,
     DensityMatrixCircuit,
@@ -70,6 +71,9 @@ __all__ = [
     "persistent_cache_directory",
     "PersistentCacheWarning",
     "rehearse",
+    "cache_info",
+    "clear_caches",
+    "CacheInfo",
     "ArrayBackend",
     "backend_names",
     "get_backend",

@@ -27,13 +27,14 @@ from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
 from .numerics.dual import Dual, TracingError, traced_array
 from .numerics.lanes import Lanes, LanesError
+from .numerics.protocol import ArrayBackend
 
 __all__ = ["value_and_grad", "grad", "jacobian", "hessian", "gradient_method", "GRADIENT_METHODS"]
 
 GRADIENT_METHODS = ("autograd", "adjoint", "parameter-shift", "finite-difference")
 
 
-def _default_method(K: Any) -> str:
+def _default_method(K: ArrayBackend) -> str:
     autograd_only = K.capabilities.autodiff == "autograd" and not K.capabilities.gradient_nodes
     return "autograd" if autograd_only else "adjoint"
 
@@ -86,7 +87,7 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     return transformed
 
 
-def _chosen_method(K: Any, method: str | None) -> str:
+def _chosen_method(K: ArrayBackend, method: str | None) -> str:
     """``method`` (or the backend's default), checked against what the backend can do."""
     chosen = method or _default_method(K)
     if chosen == "autograd" and K.capabilities.autodiff != "autograd":
@@ -124,7 +125,7 @@ def jacobian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = N
     >>> (np.round(J, 6) + 0.0).tolist()
     [[-0.29552, 0.0], [-0.289629, -0.189796]]
     """
-    def from_traced(K: Any, output: Any, values: list[np.ndarray], total: int) -> list[Any]:
+    def from_traced(K: ArrayBackend, output: Any, values: list[np.ndarray], total: int) -> list[Any]:
         rows = _output_duals(K, output, total)
         table = np.stack([dual.gradient for dual in rows.reshape(-1)]) if rows.size else np.zeros((0, total))
         dtype = K.dtype if np.iscomplexobj(table) else K.real_dtype
@@ -154,7 +155,7 @@ def hessian(fn: Callable[..., Any], argnums: Any = 0, *, method: str | None = No
     >>> np.round(H, 6).tolist()  # of cos(t0) cos(2 t1)
     [[-0.879923, 0.230162], [0.230162, -3.519693]]
     """
-    def from_traced(K: Any, output: Any, values: list[np.ndarray], total: int) -> list[list[Any]]:
+    def from_traced(K: ArrayBackend, output: Any, values: list[np.ndarray], total: int) -> list[list[Any]]:
         result = _scalar_dual(K, output, total)
         table = np.zeros((total, total)) if result.hessian is None else np.real(result.hessian)
         rows = [np.moveaxis(piece, 0, -1) for piece in _split(table.T, values, (total,))]
@@ -222,7 +223,7 @@ def grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     return gradient
 
 
-def _traced_call(K: Any, fn: Callable[..., Any], argnums: Any, method: str, args: tuple,
+def _traced_call(K: ArrayBackend, fn: Callable[..., Any], argnums: Any, method: str, args: tuple,
                  kwargs: dict, second_order: bool) -> tuple[Any, list[np.ndarray], int, bool]:
     """``fn`` called with the ``argnums`` arguments traced (:class:`Dual` numbers, with Hessians
     for ``second_order``) under ``method``: its output, the arguments' host values, their total
@@ -251,7 +252,7 @@ def _traced_call(K: Any, fn: Callable[..., Any], argnums: Any, method: str, args
     return output, values, total, single
 
 
-def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux: bool,
+def _traced_value_and_grad(K: ArrayBackend, fn: Callable[..., Any], argnums: Any, has_aux: bool,
                            method: str, args: tuple, kwargs: dict) -> Any:
     output, values, total, single = _traced_call(K, fn, argnums, method, args, kwargs, False)
     result, aux = split_value_and_aux(output, has_aux)
@@ -266,7 +267,7 @@ def _traced_value_and_grad(K: Any, fn: Callable[..., Any], argnums: Any, has_aux
     return output_value, gradients[0] if single else tuple(gradients)
 
 
-def _output_duals(K: Any, output: Any, total: int) -> np.ndarray:
+def _output_duals(K: ArrayBackend, output: Any, total: int) -> np.ndarray:
     """A traced objective's outputs as an object array of Duals (constants get zero gradients)."""
     if isinstance(output, (dict, str)) or output is None:
         raise TypeError(f"jacobian needs fn to return an array or a number; it returned "
@@ -288,7 +289,7 @@ def _output_duals(K: Any, output: Any, total: int) -> np.ndarray:
     return array
 
 
-def _scalar_dual(K: Any, result: Any, total: int) -> Dual:
+def _scalar_dual(K: ArrayBackend, result: Any, total: int) -> Dual:
     if not isinstance(result, Dual) and K.is_array(result):
         result = np.asarray(K.to_numpy(result))  # a constant on the backend (cuPyNumeric, ...)
     if isinstance(result, np.ndarray):
@@ -309,7 +310,7 @@ def _scalar_dual(K: Any, result: Any, total: int) -> Dual:
                 None if result.hessian is None else np.real(result.hessian))
 
 
-def _untraced(K: Any, tree: Any) -> Any:
+def _untraced(K: ArrayBackend, tree: Any) -> Any:
     if isinstance(tree, Dual):
         return K.asarray(tree.value)
     if isinstance(tree, (list, tuple)):

@@ -38,6 +38,8 @@ from .geometry import APPROXIMATIONS, fubini_study_metric
 from .gradients import hessian, value_and_grad
 from .numerics import get_backend
 from .numerics.arguments import checked_choice, checked_count
+from .numerics.cache_registry import register_cache
+from .numerics.protocol import ArrayBackend
 
 __all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "SECOND_ORDER_METHODS",
            "ObjectiveNotCompiledWarning", "OptimizationInterrupted"]
@@ -227,7 +229,7 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     return result
 
 
-def _runner(K: Any, objective: Callable, x0: np.ndarray, method: str, method_name: str, maxiter: int,
+def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, method_name: str, maxiter: int,
             tol: float, learning_rate: float, gradient_method: str | None, progress: bool,
             jit: bool | None, options: dict[str, Any] | None, metric: Callable | None,
             lam: float) -> Callable[[OptimizeResult, Callable[[], None]], None]:
@@ -275,7 +277,11 @@ class ObjectiveNotCompiledWarning(RuntimeWarning):
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled_functions(K: Any, objective: Callable, gradient_method: str | None) -> dict[Any, Callable]:
+register_cache("compiled objectives", lambda: len(_COMPILED), _COMPILED.clear)
+
+
+def _compiled_functions(K: ArrayBackend, objective: Callable,
+                        gradient_method: str | None) -> dict[Any, Callable]:
     """The compiled functions of an objective (itself, its value and gradient, first-order steps),
     kept per objective function, backend and gradient method: a later ``minimize`` of the same
     objective compiles nothing again."""
@@ -286,7 +292,7 @@ def _compiled_functions(K: Any, objective: Callable, gradient_method: str | None
     return per_objective.setdefault((K, gradient_method), {})
 
 
-def _compiled(K: Any, fn: Callable) -> Callable:
+def _compiled(K: ArrayBackend, fn: Callable) -> Callable:
     """``K.jit(fn)``, or ``fn`` itself (with one warning) if compiling fails on the first call."""
     compiled = K.jit(fn)
     chosen: list[Callable] = []
@@ -342,7 +348,7 @@ def _first_order_loop(stepper: tuple[Callable[[], float], Callable[[], np.ndarra
 ADAM_BETAS, ADAM_EPSILON = (0.9, 0.999), 1e-8
 
 
-def _first_order_step(K: Any, evaluate: Callable, method: str, learning_rate: float) -> Callable:
+def _first_order_step(K: ArrayBackend, evaluate: Callable, method: str, learning_rate: float) -> Callable:
     """``step(x, first, second, count) -> (x, first, second, value)``: one Adam or SGD update in
     backend arrays (textbook Adam, as ``torch.optim.Adam``), compilable as a whole."""
     beta1, beta2 = ADAM_BETAS
@@ -360,7 +366,7 @@ def _first_order_step(K: Any, evaluate: Callable, method: str, learning_rate: fl
     return step
 
 
-def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray) -> tuple[Callable, Callable]:
+def _stepped_first_order(K: ArrayBackend, step: Callable, x0: np.ndarray) -> tuple[Callable, Callable]:
     """``(advance, current)`` for :func:`_first_order_loop`: one compiled update per call."""
     x = K.asarray(x0, K.real_dtype)
     state = [x, K.zeros_like(x), K.zeros_like(x)]
@@ -375,7 +381,7 @@ def _stepped_first_order(K: Any, step: Callable, x0: np.ndarray) -> tuple[Callab
     return advance, lambda: np.array(K.to_numpy(state[0]), dtype=np.float64)
 
 
-def _torch_optimizer(K: Any, evaluate: Callable, x0: np.ndarray, method: str,
+def _torch_optimizer(K: ArrayBackend, evaluate: Callable, x0: np.ndarray, method: str,
                      learning_rate: float) -> tuple[Callable, Callable]:
     """``(step, current)`` for :func:`_first_order_loop` through ``torch.optim``."""
     torch = K.torch
@@ -437,7 +443,7 @@ def _objective_circuit(objective: Callable) -> Callable:
     return circuit
 
 
-def _natural_gradient(K: Any, evaluate: Callable, metric: Callable, x0: np.ndarray,
+def _natural_gradient(K: ArrayBackend, evaluate: Callable, metric: Callable, x0: np.ndarray,
                       learning_rate: float, lam: float) -> tuple[Callable, Callable]:
     """Quantum natural gradient descent, ``x <- x - lr (g(x) + lam I)^-1 grad E(x)``, as
     ``(step, current)`` for :func:`_first_order_loop`."""
@@ -454,7 +460,7 @@ def _natural_gradient(K: Any, evaluate: Callable, metric: Callable, x0: np.ndarr
     return step, lambda: x[0].copy()
 
 
-def _scipy(K: Any, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
+def _scipy(K: ArrayBackend, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
            maxiter: int, tol: float, progress: bool, options: dict[str, Any],
            hessian_of: Callable | None, result: OptimizeResult, iteration_done: Callable[[], None]) -> None:
     from scipy import optimize

@@ -20,8 +20,9 @@ from ..numerics.arguments import checked_choice, random_generator
 from ..numerics.dual import TracingError
 from ..numerics.lanes import LanesError
 from ..numerics.memory import ContractionTooLarge, fits_in_memory, require_memory, require_sample_memory
+from ..numerics.protocol import ArrayBackend
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
-from .contraction.gradient import Request, evaluate_requests, evaluate_scalars
+from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
@@ -82,7 +83,7 @@ class CircuitBase(SimulatorBase):
             record("route", name="basis-state")
         return state
 
-    def input_state(self, K: Any) -> Any:
+    def input_state(self, K: ArrayBackend) -> Any:
         """The initial state given as ``inputs``, as an array of backend ``K`` in a complex
         dtype, or ``None`` for ``|0...0>``.
 
@@ -114,7 +115,7 @@ class CircuitBase(SimulatorBase):
         self._check_plan_memory(K, plan.largest_tensor_size, what, request[0] in WHOLE_STATE_REQUESTS)
         return plan
 
-    def _check_plan_memory(self, K: Any, elements: int, what: str, whole_state: bool) -> None:
+    def _check_plan_memory(self, K: ArrayBackend, elements: int, what: str, whole_state: bool) -> None:
         """Refuse a plan whose largest intermediate does not fit (:class:`ContractionTooLarge`,
         which :meth:`_routed` answers by another exact route where there is one); a rehearsal
         records the route that would be taken instead."""
@@ -182,7 +183,7 @@ class CircuitBase(SimulatorBase):
         return K.real(value)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
-                           hermitian: bool, K: Any) -> Any:
+                           hermitian: bool, K: ArrayBackend) -> Any:
         """Only gates in the backward light cone of the measured qubits are contracted."""
         if self._lanes() is not None:
             return self._lane_local_expectation(matrices, groups, hermitian)
@@ -194,7 +195,7 @@ class CircuitBase(SimulatorBase):
             lambda mps: mps.expectation(*operators, hermitian=hermitian))
 
     def _contracted_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
-                                hermitian: bool, K: Any) -> Any:
+                                hermitian: bool, K: ArrayBackend) -> Any:
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.expectation(*operators, hermitian=True),
                                 lambda K, state: self._apply_local(K, state, matrices, groups),

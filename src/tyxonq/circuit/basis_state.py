@@ -23,6 +23,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..numerics.cache_registry import register_function_cache
+from ..numerics.protocol import ArrayBackend
 from .operations.gates import GATES, gate_matrix
 from .operations.operation import Operation
 
@@ -80,7 +82,7 @@ def basis_state(num_qubits: int, operations: Sequence[Operation], inputs: Any) -
     return BasisState(tuple(bits), complex(phase))
 
 
-def operator_product(K: Any, state: BasisState, matrices: Sequence[Any],
+def operator_product(K: ArrayBackend, state: BasisState, matrices: Sequence[Any],
                      groups: Sequence[Sequence[int]]) -> Any:
     """``<b| O_1 ... O_m |b>`` for operators on disjoint qubit groups: one diagonal entry of each
     (backend arrays: gradients with respect to the operators flow)."""
@@ -122,6 +124,7 @@ def _permutes(op: Operation) -> bool:
     return all(isinstance(p, numbers.Real) and not isinstance(p, bool) for p in op.params)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def _monomial(gate: str, params: tuple[float, ...], dagger: bool) -> tuple[tuple[int, complex], ...]:
     """For each column of the gate's matrix, the row of its one nonzero entry and that entry."""

@@ -13,6 +13,7 @@ from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, checked_state_vector
 from ..numerics.lanes import Lanes, LanesError
 from ..numerics.memory import require_memory
+from ..numerics.protocol import ArrayBackend
 from ..operators.state_expectation import apply_pauli_string, apply_pauli_sum, stack_expectation
 from .base import LIGHT_CONE_HINT, CircuitBase
 from .contraction.network import amplitude_network, matrix_network, state_network
@@ -199,7 +200,7 @@ class Circuit(CircuitBase):
         return K.real(K.conj(state) * state)
 
     # -- batches of circuits (angles given as lanes) ----------------------------------------
-    def _lane_state(self, K: Any) -> Any:
+    def _lane_state(self, K: ArrayBackend) -> Any:
         """The ``(lanes, 2^n)`` stack of states of a circuit whose angles are lanes."""
         n, lanes = self._num_qubits, self._lanes()
         self.check_exact("a batch of states")
@@ -231,7 +232,7 @@ class Circuit(CircuitBase):
                   for string in strings]
         return Lanes(K.stack(values, axis=1))
 
-    def _apply_local(self, K: Any, state: Any, matrices: list, groups: list) -> Any:
+    def _apply_local(self, K: ArrayBackend, state: Any, matrices: list, groups: list) -> Any:
         for matrix, qubits in zip(matrices, groups):
             state = apply_matrix(K, state, matrix, qubits, self._num_qubits)
         return state

@@ -24,7 +24,9 @@ from ..numerics.arguments import (
     checked_sequence,
     random_generator,
 )
+from ..numerics.cache_registry import register_function_cache
 from ..numerics.dual import Dual
+from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.readout import apply_readout_error, confusion_matrices
 from .interchange.methods import InterchangeMethods
@@ -182,7 +184,7 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         return list(_checked_pauli_strings(strings, self._num_qubits))
 
     def validated_operator(self, operator: Any, hermitian: bool,
-                            K: Any) -> tuple[Any, tuple[int, ...], bool]:
+                            K: ArrayBackend) -> tuple[Any, tuple[int, ...], bool]:
         """The operator's matrix on the backend, its qubits, and whether it is diagonal (known
         only from values that can be read here: a traced matrix counts as dense)."""
         if not (isinstance(operator, (tuple, list)) and len(operator) == 2):
@@ -205,7 +207,7 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         return K.reshape(array, (dimension, dimension)), qubits, bool(diagonal)
 
     def _validated_operators(self, operators: tuple, hermitian: bool,
-                             K: Any) -> tuple[list, list, list]:
+                             K: ArrayBackend) -> tuple[list, list, list]:
         """Matrices, qubit groups and diagonal flags of ``(matrix, qubits)`` operators that must
         not overlap."""
         matrices, groups, diagonal = [], [], []
@@ -269,7 +271,7 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         return self._local_expectation(operators, matrices, groups, diagonal, hermitian, K)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
-                           hermitian: bool, K: Any) -> Any:
+                           hermitian: bool, K: ArrayBackend) -> Any:
         raise NotImplementedError  # pragma: no cover - every simulator has its own
 
     def pauli_sum_expectation(self, hamiltonian: PauliSum, method: str = "auto", hermitian: bool = True,
@@ -428,7 +430,7 @@ def format_index(index: int, width: int) -> str:
     return format(int(index), f"0{width}b")
 
 
-def weighted_sum(K: Any, values: Any, coefficients: Sequence[Any] | None) -> Any:
+def weighted_sum(K: ArrayBackend, values: Any, coefficients: Sequence[Any] | None) -> Any:
     """``values``, or ``sum_i c_i values_i`` when coefficients are given (backend arrays among
     them stay differentiable)."""
     if coefficients is None:
@@ -438,7 +440,7 @@ def weighted_sum(K: Any, values: Any, coefficients: Sequence[Any] | None) -> Any
     return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))
 
 
-def format_samples(K: Any, n: int, format: str, confusions: list | None, seed: int | None, *,
+def format_samples(K: ArrayBackend, n: int, format: str, confusions: list | None, seed: int | None, *,
                    indices: Any = None, bits: np.ndarray | None = None) -> Any:
     """Samples as basis ``indices`` (a backend array) or ``bits`` (a host ``(shots, n)`` array,
     qubit 0 first), read through ``confusions`` if given, in the requested format: counts,
@@ -472,6 +474,7 @@ def _check_pauli_string(string: Any, num_qubits: int) -> None:
         raise ValueError(f"Pauli string {string!r} must have {num_qubits} characters, each I, X, Y or Z")
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=256)
 def _checked_pauli_strings(strings: tuple[str, ...], num_qubits: int) -> tuple[str, ...]:
     """The strings upper-cased, each checked (kept: a Hamiltonian's terms are asked repeatedly)."""
@@ -480,6 +483,7 @@ def _checked_pauli_strings(strings: tuple[str, ...], num_qubits: int) -> tuple[s
     return tuple(string.upper() for string in strings)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=256)
 def pauli_factors(strings: tuple[str, ...]) -> tuple[tuple[tuple[int, str], ...], ...]:
     """Each checked string's non-identity ``(qubit, lower-case letter)`` factors.

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice
-from .contraction.gradient import Request, evaluate_requests
+from ..numerics.protocol import ArrayBackend
+from .contraction.evaluation import Request, evaluate_requests
 from .contraction.network import conditional_network
 from .contraction.plan import structure_token
 from .operations.gates import GATES
@@ -91,7 +92,7 @@ def mps_samples(circuit: Any, shots: int, rng: np.random.Generator) -> np.ndarra
     return perfect_samples(circuit.to_mps(max_bond=None, cutoff=0.0).simulated_state("sample()"), shots, rng)
 
 
-def _joint_probabilities(K: Any, circuit: Any, inputs: Any, plan: Any, prefixes: list) -> np.ndarray:
+def _joint_probabilities(K: ArrayBackend, circuit: Any, inputs: Any, plan: Any, prefixes: list) -> np.ndarray:
     """``(prefixes, 2^group)`` joint probabilities, the prefixes contracted in batches whose
     sizes are powers of two (a few compiled batched contractions serve every call) and whose
     entries stay within :data:`BATCH_ENTRIES`."""

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_count, random_generator
+from ..numerics.protocol import ArrayBackend
 
 __all__ = ["trajectory_expectation"]
 
@@ -86,7 +87,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     return float(results.mean()), float(results.std(ddof=1) / np.sqrt(len(results)))
 
 
-def _local_operators(circuit: Any, observable: Sequence[Any], K: Any) -> tuple[list, list]:
+def _local_operators(circuit: Any, observable: Sequence[Any], K: ArrayBackend) -> tuple[list, list]:
     if isinstance(observable, tuple) and len(observable) == 2 and not isinstance(observable[0], tuple):
         observable = [observable]  # one (matrix, qubits) pair
     matrices, groups, used = [], [], set()

@@ -14,6 +14,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .protocol import ArrayBackend
+
 __all__ = ["checked_seed", "random_generator", "checked_count", "checked_state_vector",
            "readable_scalar", "checked_choice", "checked_sequence", "NORM_TOLERANCE"]
 
@@ -75,7 +77,7 @@ def checked_count(value: Any, name: str) -> int:
     return int(value)
 
 
-def readable_scalar(K: Any, value: Any) -> Any:
+def readable_scalar(K: ArrayBackend, value: Any) -> Any:
     """The Python number a scalar array holds, or ``None`` where it cannot be read here (a traced
     value). Host numbers are returned as they are."""
     if isinstance(value, numbers.Number):
@@ -83,7 +85,7 @@ def readable_scalar(K: Any, value: Any) -> Any:
     return K.readable_scalar(value)
 
 
-def checked_state_vector(K: Any, state: Any, num_qubits: int, name: str = "inputs") -> Any:
+def checked_state_vector(K: ArrayBackend, state: Any, num_qubits: int, name: str = "inputs") -> Any:
     """``state`` checked as a normalised state vector of ``num_qubits`` qubits: its shape, its
     dtype (float or complex) and, where its values can be read, its norm (NaN and infinities
     fail it). Returns ``state`` unchanged.

@@ -73,7 +73,7 @@ def split_value_and_aux(output: Any, has_aux: bool) -> tuple[Any, Any]:
     return output[0], output[1]
 
 
-def real_scalar_output(backend: Any, value: Any) -> Any:
+def real_scalar_output(backend: ArrayBackend, value: Any) -> Any:
     """``value`` as a 0-d real backend array, or a clear error saying what was wrong."""
     value = backend.asarray(value)
     if backend.is_complex(value):
@@ -127,7 +127,7 @@ def finite_difference_value_and_grad(
     return value_and_grad
 
 
-def central_difference_steps(backend: Any, flat: Any, power: float) -> Any:
+def central_difference_steps(backend: ArrayBackend, flat: Any, power: float) -> Any:
     """Steps ``eps^power * max(1, |x_i|)`` for the elements of ``flat`` (``eps`` of its dtype):
     ``power = 1/3`` balances truncation and rounding for first derivatives, ``1/4`` for second."""
     real_dtype = backend.xp.real(flat).dtype
@@ -135,7 +135,7 @@ def central_difference_steps(backend: Any, flat: Any, power: float) -> Any:
     return base * backend.xp.maximum(1.0, backend.xp.abs(flat))
 
 
-def central_differences(backend: Any, f: Callable[[Any], Any], x: Any) -> Any:
+def central_differences(backend: ArrayBackend, f: Callable[[Any], Any], x: Any) -> Any:
     """``df/dx`` by central differences, shape ``f(x).shape + x.shape`` (complex ``x``:
     ``df/dRe + 1j df/dIm``); each difference is divided by the step actually taken after
     rounding, not the nominal one."""
@@ -160,7 +160,7 @@ def central_differences(backend: Any, f: Callable[[Any], Any], x: Any) -> Any:
     return xp.reshape(xp.stack(columns, axis=-1), tuple(backend.shape(columns[0])) + tuple(shape))
 
 
-def differentiable_arguments(backend: Any, args: tuple, nums: tuple[int, ...]) -> list:
+def differentiable_arguments(backend: ArrayBackend, args: tuple, nums: tuple[int, ...]) -> list:
     """``args`` with the ``nums`` arguments as backend arrays of their differentiable dtype."""
     check_argnums_in_range(nums, len(args))
     args = list(args)
@@ -206,7 +206,7 @@ class _ArraySlot:
         self.index = index
 
 
-def autograd_value_and_grad(backend: Any, fn: Callable[..., Any], argnums: Any, has_aux: bool,
+def autograd_value_and_grad(backend: ArrayBackend, fn: Callable[..., Any], argnums: Any, has_aux: bool,
                             transform: Callable[..., Callable[..., Any]],
                             prepare: Callable[[Any], Any],
                             finish: Callable[[Any], Any] = lambda grads: grads) -> Callable[..., Any]:

@@ -14,12 +14,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["backend_constant", "clear_backend_constants", "backend_constant_count"]
+from .cache_registry import register_cache
+from .protocol import ArrayBackend
+
+__all__ = ["backend_constant"]
 
 _CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def backend_constant(K: Any, key: tuple, build: Callable[[], np.ndarray]) -> Any:
+def backend_constant(K: ArrayBackend, key: tuple, build: Callable[[], np.ndarray]) -> Any:
     """The host array ``build()`` as a constant of backend ``K`` (converted once per key).
 
     Examples
@@ -37,11 +40,5 @@ def backend_constant(K: Any, key: tuple, build: Callable[[], np.ndarray]) -> Any
     return value
 
 
-def clear_backend_constants() -> None:
-    """Forget every converted constant (they are made again on demand)."""
-    _CONSTANTS.clear()
-
-
-def backend_constant_count() -> int:
-    """Constants kept, over every live backend."""
-    return sum(len(per_backend) for per_backend in _CONSTANTS.values())
+register_cache("backend constants", lambda: sum(len(per_backend) for per_backend in _CONSTANTS.values()),
+               _CONSTANTS.clear)

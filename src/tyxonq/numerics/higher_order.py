@@ -32,12 +32,13 @@ from .autodiff import (
     normalize_argnums,
     real_scalar_output,
 )
+from .protocol import ArrayBackend
 
 __all__ = ["array_output", "finite_difference_jacobian", "finite_difference_hessian",
            "autograd_jacobian", "autograd_hessian"]
 
 
-def array_output(backend: Any, value: Any, what: str = "jacobian") -> Any:
+def array_output(backend: ArrayBackend, value: Any, what: str = "jacobian") -> Any:
     """``fn``'s output as a backend array, or a clear error for anything else."""
     if isinstance(value, (dict, list, tuple, str, bytes)) or value is None:
         raise TypeError(f"{what} needs fn to return an array or a number; it returned "
@@ -45,7 +46,7 @@ def array_output(backend: Any, value: Any, what: str = "jacobian") -> Any:
     return backend.asarray(value)
 
 
-def _prepared(backend: Any, args: tuple, nums: tuple[int, ...], real_only: bool, what: str) -> list:
+def _prepared(backend: ArrayBackend, args: tuple, nums: tuple[int, ...], real_only: bool, what: str) -> list:
     args = differentiable_arguments(backend, args, nums)
     for a in nums:
         if real_only and backend.is_complex(args[a]):
@@ -54,14 +55,15 @@ def _prepared(backend: Any, args: tuple, nums: tuple[int, ...], real_only: bool,
     return args
 
 
-def _check_complex_pair(backend: Any, output: Any, args: list, nums: tuple[int, ...]) -> None:
+def _check_complex_pair(backend: ArrayBackend, output: Any, args: list, nums: tuple[int, ...]) -> None:
     if backend.is_complex(output) and any(backend.is_complex(args[a]) for a in nums):
         raise TypeError("jacobian of a complex output with respect to a complex argument is not "
                         "defined here (one matrix only for holomorphic fn): differentiate its real "
                         "and imaginary parts, or pass the argument's real and imaginary parts")
 
 
-def finite_difference_jacobian(backend: Any, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+def finite_difference_jacobian(backend: ArrayBackend, fn: Callable[..., Any],
+                               argnums: Any = 0) -> Callable[..., Any]:
     """``jacobian`` by central differences (see the module docstring for shapes and conventions).
 
     Examples
@@ -90,7 +92,8 @@ def finite_difference_jacobian(backend: Any, fn: Callable[..., Any], argnums: An
     return jacobian
 
 
-def finite_difference_hessian(backend: Any, fn: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+def finite_difference_hessian(backend: ArrayBackend, fn: Callable[..., Any],
+                              argnums: Any = 0) -> Callable[..., Any]:
     """``hessian`` by central second differences with steps ``eps^(1/4)`` (real scalar output,
     real arguments; ``1 + 2m + 2m(m-1)`` calls for ``m`` entries).
 
@@ -143,7 +146,7 @@ def finite_difference_hessian(backend: Any, fn: Callable[..., Any], argnums: Any
     return hessian
 
 
-def _complex_output_jacobian(backend: Any, jacobian: Callable[..., Callable], fn: Callable[..., Any],
+def _complex_output_jacobian(backend: ArrayBackend, jacobian: Callable[..., Callable], fn: Callable[..., Any],
                              nums: Any, args: list, kwargs: dict) -> Any:
     """``jacobian`` (the library transform) of a complex output: of its real and imaginary parts
     stacked, recombined."""
@@ -153,7 +156,7 @@ def _complex_output_jacobian(backend: Any, jacobian: Callable[..., Callable], fn
     return combine(stacked) if isinstance(nums, int) else tuple(combine(j) for j in stacked)
 
 
-def autograd_jacobian(backend: Any, fn: Callable[..., Any], argnums: Any, transform: Callable,
+def autograd_jacobian(backend: ArrayBackend, fn: Callable[..., Any], argnums: Any, transform: Callable,
                       prepare: Callable[[Any], Any]) -> Callable[..., Any]:
     """``jacobian`` over a library's reverse-mode Jacobian ``transform(fn, argnums)`` of real
     arguments; ``prepare`` makes each differentiated argument a floating array. A complex
@@ -201,7 +204,7 @@ def autograd_jacobian(backend: Any, fn: Callable[..., Any], argnums: Any, transf
     return jacobian
 
 
-def autograd_hessian(backend: Any, fn: Callable[..., Any], argnums: Any, transform: Callable,
+def autograd_hessian(backend: ArrayBackend, fn: Callable[..., Any], argnums: Any, transform: Callable,
                      prepare: Callable[[Any], Any]) -> Callable[..., Any]:
     """``hessian`` over a library's Hessian ``transform(fn, argnums)`` (forward over reverse)."""
     nums, single = normalize_argnums(argnums)

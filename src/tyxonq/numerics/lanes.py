@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .axes import per_argument_axes
+from .protocol import ArrayBackend
 
 __all__ = ["Lanes", "LanesError", "lane_arguments", "lane_results", "lane_count"]
 
@@ -246,7 +247,7 @@ def lane_count(value: Any) -> int | None:
     return value.lanes if isinstance(value, Lanes) else None
 
 
-def lane_arguments(backend: Any, arg: Any, axis: int | None) -> Any:
+def lane_arguments(backend: ArrayBackend, arg: Any, axis: int | None) -> Any:
     """``arg`` with its batch axis ``axis`` turned into lanes: a :class:`Lanes` of scalars for a
     1-d argument, else an object array (of the per-lane shape) of scalar lanes, the form traced
     parameters take; ``axis=None`` leaves the argument as it is."""
@@ -263,7 +264,7 @@ def lane_arguments(backend: Any, arg: Any, axis: int | None) -> Any:
     return cells.reshape(shape[1:])
 
 
-def lane_results(backend: Any, result: Any, lanes: int, out_axes: Any) -> Any:
+def lane_results(backend: ArrayBackend, result: Any, lanes: int, out_axes: Any) -> Any:
     """A traced function's output as backend arrays with the batch axis at ``out_axes``: lanes
     become their values, object arrays of lanes are stacked, outputs that do not depend on the
     batch are repeated (tuples, lists and dicts of them alike)."""
@@ -280,7 +281,7 @@ def lane_results(backend: Any, result: Any, lanes: int, out_axes: Any) -> Any:
     return stacked if out_axes == 0 else backend.moveaxis(stacked, 0, out_axes)
 
 
-def _lane_values(backend: Any, result: Any, lanes: int) -> Any:
+def _lane_values(backend: ArrayBackend, result: Any, lanes: int) -> Any:
     if isinstance(result, Lanes):
         return result.value
     if isinstance(result, np.ndarray) and result.dtype == object:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import host_available_memory
+from .protocol import ArrayBackend
 
 __all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes",
            "fits_in_memory", "ContractionTooLarge"]
@@ -54,13 +53,13 @@ class ContractionTooLarge(MemoryError):
     route before passing the refusal on."""
 
 
-def fits_in_memory(K: Any, elements: int) -> bool:
+def fits_in_memory(K: ArrayBackend, elements: int) -> bool:
     """Whether ``elements`` complex numbers fit in the backend's memory."""
     needed = elements * (16 if K.precision == "complex128" else 8)
     return needed <= ALWAYS_FITS_BYTES or needed <= K.available_memory()
 
 
-def require_memory(K: Any, elements: int, what: str, hint: str,
+def require_memory(K: ArrayBackend, elements: int, what: str, hint: str,
                    refusal: type[MemoryError] = MemoryError) -> None:
     """Raise ``refusal`` (a ``MemoryError``) naming the size if ``elements`` complex numbers do
     not fit."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from .protocol import ArrayBackend
+
 __all__ = ["Move", "permutation_moves", "permute"]
 
 Legs = tuple[int, ...]
@@ -63,7 +65,7 @@ def _block_moves(run_sizes: list[int], order: list[int]) -> list[Move]:
     return moves
 
 
-def permute(K: Any, array: Any, moves: Sequence[Move]) -> Any:
+def permute(K: ArrayBackend, array: Any, moves: Sequence[Move]) -> Any:
     """Apply :func:`permutation_moves` output to ``array``."""
     for shape, axes in moves:
         array = K.transpose(K.reshape(array, shape), axes)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from .arguments import checked_choice
 from .axes import per_argument_axes
+from .protocol import ArrayBackend
 
 __all__ = ["loop_vmap", "lane_vmap", "vectorize_or_fallback", "VectorizationFallbackWarning",
            "POLICIES"]
@@ -25,7 +26,7 @@ class VectorizationFallbackWarning(RuntimeWarning):
     """Native vectorisation failed and a loop over the batch is used instead (slower, same values)."""
 
 
-def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
+def loop_vmap(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
               out_axes: Any = 0) -> Callable[..., Any]:
     """Vectorise ``fn`` by calling it once per batch element and stacking the results.
 
@@ -58,7 +59,7 @@ def loop_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
     return batched
 
 
-def _batch_size(backend: Any, args: Sequence[Any], axes: Sequence[int | None], in_axes: Any) -> int:
+def _batch_size(backend: ArrayBackend, args: Sequence[Any], axes: Sequence[int | None], in_axes: Any) -> int:
     sizes = {backend.shape(arg)[axis] for arg, axis in zip(args, axes) if axis is not None}
     if len(sizes) != 1:
         raise ValueError(
@@ -68,7 +69,7 @@ def _batch_size(backend: Any, args: Sequence[Any], axes: Sequence[int | None], i
     return sizes.pop()
 
 
-def trace_lanes(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
+def trace_lanes(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
                 out_axes: Any = 0) -> Callable[..., Any]:
     """Vectorise ``fn`` by one call with its batched arguments as lanes; raises
     :class:`~tyxonq.numerics.lanes.LanesError` (or whatever ``fn`` raises) where ``fn`` cannot run
@@ -93,7 +94,7 @@ def trace_lanes(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
     return batched
 
 
-def lane_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
+def lane_vmap(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
               out_axes: Any = 0) -> Callable[..., Any]:
     """The ``vmap`` of backends without a vectorising compiler: :func:`trace_lanes`, and where
     ``fn`` cannot run on lanes, :func:`loop_vmap` from then on (warned once; same values).
@@ -109,7 +110,7 @@ def lane_vmap(backend: Any, fn: Callable[..., Any], in_axes: Any = 0,
                           loop_vmap(backend, fn, in_axes, out_axes), {}, in_axes)
 
 
-def _with_fallback(backend: Any, fn: Callable[..., Any], native: Callable[..., Any],
+def _with_fallback(backend: ArrayBackend, fn: Callable[..., Any], native: Callable[..., Any],
                    looped: Callable[..., Any], failures: dict, in_axes: Any) -> Callable[..., Any]:
     """``native``, and after its first failure on a backend ``looped`` (warned once); batch
     sizes are checked first (a mismatch raises, whichever runs)."""
@@ -134,7 +135,7 @@ def _with_fallback(backend: Any, fn: Callable[..., Any], native: Callable[..., A
     return batched
 
 
-def _stack_outputs(backend: Any, results: Sequence[Any], out_axes: Any) -> Any:
+def _stack_outputs(backend: ArrayBackend, results: Sequence[Any], out_axes: Any) -> Any:
     first = results[0]
     if isinstance(first, (tuple, list)):
         axes = per_argument_axes(out_axes, len(first))

@@ -34,6 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
+from ..numerics.protocol import ArrayBackend
 
 __all__ = ["Channel", "depolarizing", "pauli", "bit_flip", "phase_flip", "amplitude_damping",
            "phase_damping", "thermal_relaxation", "reset", "kraus", "from_choi",
@@ -91,7 +92,7 @@ class Channel:
         stack = self.stacked()
         return [stack[a] for a in range(self.num_kraus)]
 
-    def stacked(self, K: Any = None) -> Any:
+    def stacked(self, K: ArrayBackend = None) -> Any:
         """The Kraus operators as one backend array ``(num_kraus, 2^k, 2^k)``, in the backend's
         working complex dtype (a parameter's own dtype when it is a backend array)."""
         K = K or get_backend()

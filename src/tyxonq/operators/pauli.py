@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..numerics.arguments import checked_sequence
+from ..numerics.protocol import ArrayBackend
 
 __all__ = ["PauliSum"]
 
@@ -136,7 +137,7 @@ class PauliSum:
     def n_qubits(self) -> int:
         return self._n_qubits
 
-    def backend_cache(self, K: Any) -> dict:
+    def backend_cache(self, K: ArrayBackend) -> dict:
         """A dictionary kept for this sum and backend ``K`` while both live: what evaluations
         derive from the terms once (grouped diagonals per dtype) and reuse."""
         return self._backend_cache.setdefault(K, {})

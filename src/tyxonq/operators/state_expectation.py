@@ -13,29 +13,30 @@ from typing import Any
 import numpy as np
 
 from ..numerics.dtypes import real_dtype_name
+from ..numerics.protocol import ArrayBackend
 
 __all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation"]
 
 
-def _axis_view(K: Any, vector: Any, n: int, qubit: int) -> Any:
+def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
     """``(rows, 2, 2^(n-qubit-1))``: any leading batch of states folds into the rows."""
     return K.reshape(vector, (-1, 2, 2 ** (n - qubit - 1)))
 
 
-def _flipped(K: Any, vector: Any, n: int, qubit: int) -> Any:
+def _flipped(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
     view = _axis_view(K, vector, n, qubit)
     return K.reshape(K.concatenate([view[:, 1:2, :], view[:, 0:1, :]], axis=1), K.shape(vector))
 
 
-def _scaled(K: Any, vector: Any, n: int, qubit: int, factors: Any) -> Any:
+def _scaled(K: ArrayBackend, vector: Any, n: int, qubit: int, factors: Any) -> Any:
     return K.reshape(_axis_view(K, vector, n, qubit) * factors, K.shape(vector))
 
 
-def _factors(K: Any, values: list[complex], dtype: Any) -> Any:
+def _factors(K: ArrayBackend, values: list[complex], dtype: Any) -> Any:
     return K.reshape(K.constant(values, dtype), (1, 2, 1))
 
 
-def apply_pauli_string(K: Any, state: Any, string: str) -> Any:
+def apply_pauli_string(K: ArrayBackend, state: Any, string: str) -> Any:
     """``P|state>`` for a Pauli string ``P`` (character q on qubit q, qubit 0 most significant)."""
     n = len(string)
     sign = _factors(K, [1, -1], K.dtype_of(state))
@@ -50,7 +51,7 @@ def apply_pauli_string(K: Any, state: Any, string: str) -> Any:
     return state
 
 
-def _diagonal_expectation(K: Any, probabilities: Any, string: str) -> Any:
+def _diagonal_expectation(K: ArrayBackend, probabilities: Any, string: str) -> Any:
     n = len(string)
     sign = _factors(K, [1, -1], K.dtype_of(probabilities))
     signed = probabilities
@@ -60,7 +61,7 @@ def _diagonal_expectation(K: Any, probabilities: Any, string: str) -> Any:
     return K.sum(signed)
 
 
-def pauli_sum_expectation(K: Any, state: Any, hamiltonian: Any) -> Any:
+def pauli_sum_expectation(K: ArrayBackend, state: Any, hamiltonian: Any) -> Any:
     """``<state|H|state>`` (complex) for a PauliSum ``H`` and a state vector of the backend."""
     probabilities = None
     total = None
@@ -111,13 +112,13 @@ def pauli_groups(hamiltonian: Any) -> list[tuple[tuple[int, ...], np.ndarray]]:
     return list(groups.items())
 
 
-def _flip(K: Any, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
+def _flip(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
     for qubit in qubits:
         vector = _flipped(K, vector, n, qubit)
     return vector
 
 
-def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
+def apply_pauli_sum(K: ArrayBackend, state: Any, hamiltonian: Any) -> Any:
     """``H|state>`` for a PauliSum ``H``: one product with a cached diagonal and one flip per group
     of terms with the same X/Y positions (up to :data:`GROUPED_QUBITS` qubits), else term by term.
     ``state`` may be a stack of states, shape ``(batch, 2^n)``.
@@ -140,7 +141,8 @@ def apply_pauli_sum(K: Any, state: Any, hamiltonian: Any) -> Any:
     return total
 
 
-def _expectation_groups(K: Any, hamiltonian: Any, dtype: str) -> list[tuple[tuple[int, ...], str, Any]]:
+def _expectation_groups(K: ArrayBackend, hamiltonian: Any,
+                        dtype: str) -> list[tuple[tuple[int, ...], str, Any]]:
     """:func:`pauli_groups` prepared for :func:`stack_expectation` (cached per backend and dtype):
     ``(mask, "diagonal", real D)`` for the group flipping nothing (a Hermitian sum's diagonal is
     real), ``(mask, "pair", c)`` for a group flipping one qubit with a constant diagonal ``c``,
@@ -160,7 +162,7 @@ def _expectation_groups(K: Any, hamiltonian: Any, dtype: str) -> list[tuple[tupl
     return cache[key]
 
 
-def stack_expectation(K: Any, stack: Any, hamiltonian: Any) -> Any:
+def stack_expectation(K: ArrayBackend, stack: Any, hamiltonian: Any) -> Any:
     """``<psi_b|H|psi_b>`` (complex) for every row of a ``(batch, 2^n)`` stack of states, without
     forming ``H|psi>``: the group of diagonal terms through the probabilities (one matmul), a
     group flipping one qubit ``q`` with a constant diagonal ``c`` (such as ``c X_q``) as

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.moves import permute
+from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation
 from .binding import Binder
 from .network import Leaf, operation_form
@@ -116,7 +117,7 @@ def group_program(network_plans: Sequence[NetworkPlan], binder: Binder) -> tuple
     return program
 
 
-def _canonical(K: Any, tensor: Any, moves: Any) -> Any:
+def _canonical(K: ArrayBackend, tensor: Any, moves: Any) -> Any:
     """A bound leaf in its canonical leg layout, flattened."""
     return K.reshape(permute(K, tensor, moves) if moves else tensor, (-1,))
 

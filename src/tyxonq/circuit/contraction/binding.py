@@ -14,7 +14,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.cache_registry import register_function_cache
 from ...numerics.constants import backend_constant
+from ...numerics.protocol import ArrayBackend
 from ..operations.gates import CONSTANT_MATRICES, gate_matrices, gate_matrix
 from ..operations.operation import Operation
 from .network import Leaf, Network, operation_form
@@ -24,6 +26,7 @@ __all__ = ["Binder", "bind_leaves", "gate_leaves", "selected_entries", "slice_le
            "piece_extraction"]
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def selected_entries(num_legs: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
     """Flat indices (C order over ``num_legs`` legs of size 2) of the entries whose legs at the
@@ -41,7 +44,7 @@ def selected_entries(num_legs: int, fixed: tuple[tuple[int, int], ...]) -> np.nd
                        if all(values[p] == v for p, v in wanted.items())])
 
 
-def slice_legs(K: Any, array: Any, num_legs: int, fixed: Sequence[tuple[int, int]]) -> Any:
+def slice_legs(K: ArrayBackend, array: Any, num_legs: int, fixed: Sequence[tuple[int, int]]) -> Any:
     """``array`` (``2^num_legs`` entries, C order over its legs) with the ``fixed`` legs sliced
     out; one three-dimensional view per fixed leg, so any number of legs stays within
     ``max_ndim``."""
@@ -58,6 +61,7 @@ def resolved(fixed: tuple[tuple[int, Any], ...], bits: Sequence[int]) -> tuple[t
                  for position, value in fixed)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def piece_extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int], ...]) -> np.ndarray | None:
     """The matrix taking a gate's flattened matrix to the piece's remaining entries (``None``:
@@ -68,7 +72,7 @@ def piece_extraction(piece: Piece, num_qubits: int, fixed: tuple[tuple[int, int]
     return piece.extraction if entries is None else piece.extraction[:, entries]
 
 
-def _extraction_constant(K: Any, piece: Piece, num_qubits: int,
+def _extraction_constant(K: ArrayBackend, piece: Piece, num_qubits: int,
                          fixed: tuple[tuple[int, int], ...]) -> Any:
     return backend_constant(K, ("extraction", piece, num_qubits, fixed),
                             lambda: piece_extraction(piece, num_qubits, fixed))
@@ -80,7 +84,7 @@ class Binder:
     form, and shared by every network bound through it (the terms of a Hamiltonian). A gate's row
     in its kind's batch is its rank among the circuit's gates of that kind: structural."""
 
-    def __init__(self, K: Any, operations: Sequence[Operation], inputs: Any = None) -> None:
+    def __init__(self, K: ArrayBackend, operations: Sequence[Operation], inputs: Any = None) -> None:
         self.K = K
         self.operations = operations
         self.inputs = inputs
@@ -209,7 +213,7 @@ def _host_matrix(op: Operation) -> np.ndarray:
     return matrix.conj().T if op.dagger else matrix
 
 
-def _operator(K: Any, matrix: Any, num_qubits: int, diagonal: bool,
+def _operator(K: ArrayBackend, matrix: Any, num_qubits: int, diagonal: bool,
               fixed: tuple[tuple[int, int], ...]) -> Any:
     form: TensorForm = diagonal_form(num_qubits) if diagonal else dense_form(num_qubits)
     extraction = piece_extraction(form.pieces[0], num_qubits, fixed)
@@ -220,7 +224,7 @@ def _operator(K: Any, matrix: Any, num_qubits: int, diagonal: bool,
     return K.reshape(K.matmul(flat, constant), (extraction.shape[1],))
 
 
-def _constant_piece(K: Any, leaf: Leaf, operations: Sequence[Operation],
+def _constant_piece(K: ArrayBackend, leaf: Leaf, operations: Sequence[Operation],
                     fixed: tuple[tuple[int, int], ...]) -> Any:
     if leaf.source == "factor":
         op = operations[leaf.index]
@@ -237,7 +241,7 @@ def _constant_piece(K: Any, leaf: Leaf, operations: Sequence[Operation],
     return backend_constant(K, key, lambda: values if entries is None else values[entries])
 
 
-def bind_leaves(K: Any, network: Network, operations: Sequence[Operation], inputs: Any = None,
+def bind_leaves(K: ArrayBackend, network: Network, operations: Sequence[Operation], inputs: Any = None,
                 operators: Sequence[Any] = (), operator_sizes: Sequence[int] = (),
                 bits: Sequence[int] = ()) -> list[Any]:
     """One array per leaf of ``network``, in leaf order: :meth:`Binder.bind` for one network."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ...numerics.moves import Move, permutation_moves, permute
+from ...numerics.protocol import ArrayBackend
 
 __all__ = ["PairStep", "CompiledContraction", "compile_path"]
 
@@ -127,7 +128,7 @@ class CompiledContraction:
         return tuple(step.first_layout.matrix_shape[:-1] + step.second_layout.matrix_shape[-1:]
                      for step in self.steps)
 
-    def run(self, K: Any, tensors: Sequence[Any]) -> Any:
+    def run(self, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
         tensors = list(tensors)
         for step in self.steps:
@@ -138,7 +139,7 @@ class CompiledContraction:
             del first, second
         return tensors[self.result]
 
-    def run_with_vjp(self, K: Any, tensors: Sequence[Any], cotangent: Any,
+    def run_with_vjp(self, K: ArrayBackend, tensors: Sequence[Any], cotangent: Any,
                      wanted: Sequence[int] | None = None) -> tuple[Any, list[Any]]:
         """The result and every input tensor's environment: the derivative of ``sum(cotangent *
         result)`` with respect to that tensor, in its shape (holomorphic: no conjugation).
@@ -232,12 +233,12 @@ def compile_path(operand_legs: Sequence[Legs], path: Sequence[Sequence[int]], si
     return CompiledContraction(tuple(steps), alive[0], legs[alive[0]], largest, flops, writes)
 
 
-def _swap_last(K: Any, array: Any, ndim: int) -> Any:
+def _swap_last(K: ArrayBackend, array: Any, ndim: int) -> Any:
     """A (stack of) matrix(es) of ``ndim`` dimensions, transposed."""
     return K.transpose(array) if ndim == 2 else K.transpose(array, (0, 2, 1))
 
 
-def _from_matrix(K: Any, matrix: Any, layout: OperandLayout, shape: tuple[int, ...]) -> Any:
+def _from_matrix(K: ArrayBackend, matrix: Any, layout: OperandLayout, shape: tuple[int, ...]) -> Any:
     """The inverse of :func:`_as_matrix`: an operand's matrix view back in the operand's layout."""
     array = _swap_last(K, matrix, len(layout.shape)) if layout.transposed else matrix
     for moved, inverse in layout.inverse_moves:
@@ -245,6 +246,6 @@ def _from_matrix(K: Any, matrix: Any, layout: OperandLayout, shape: tuple[int, .
     return K.reshape(array, shape)
 
 
-def _as_matrix(K: Any, array: Any, layout: OperandLayout) -> Any:
+def _as_matrix(K: ArrayBackend, array: Any, layout: OperandLayout) -> Any:
     array = K.reshape(permute(K, array, layout.moves), layout.shape)
     return _swap_last(K, array, len(layout.shape)) if layout.transposed else array

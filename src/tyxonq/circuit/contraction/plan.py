@@ -20,7 +20,9 @@ from typing import Any, Callable, Sequence
 
 import opt_einsum
 
+from ...numerics.cache_registry import register_cache
 from ...numerics.moves import Move, permutation_moves, permute
+from ...numerics.protocol import ArrayBackend
 from .canonical import canonical_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, compile_path
@@ -89,7 +91,7 @@ class NetworkPlan:
     def largest_tensor_size(self) -> int:
         return self.plan.largest_tensor_size
 
-    def arrange(self, K: Any, tensors: Sequence[Any]) -> list[Any]:
+    def arrange(self, K: ArrayBackend, tensors: Sequence[Any]) -> list[Any]:
         """Bound leaf arrays (network order) in canonical order and leg layout."""
         return [permute(K, tensors[i], moves) if moves else tensors[i]
                 for i, moves in zip(self.order, self.leaf_moves)]
@@ -274,6 +276,17 @@ def structure_token(structure: tuple) -> int:
 _TOKEN_COUNTER = itertools.count()
 
 
+def _clear_structure_tokens() -> None:
+    """Forget every structure's token (new ones are numbered on: a plan keyed by an old token is
+    found no more)."""
+    with _TOKENS_LOCK:
+        _TOKENS.clear()
+
+
+register_cache("plans", lambda: _CACHE.info().size, clear_plan_cache)
+register_cache("structure tokens", lambda: len(_TOKENS), _clear_structure_tokens)
+
+
 def _sizes(legs: Sequence[Legs], output: Legs) -> dict[int, int]:
     return {leg: 2 for term in legs for leg in term} | {leg: 2 for leg in output}
 
@@ -357,18 +370,18 @@ def get_plans(key: tuple, build: Callable[[], tuple[NetworkPlan, ...]], max_ndim
     return _CACHE.many(key + (get_contractor().cache_key, max_ndim, thorough), build)
 
 
-def run_plan(network_plan: NetworkPlan, K: Any, tensors: Sequence[Any]) -> Any:
+def run_plan(network_plan: NetworkPlan, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
     """Contract bound leaf arrays (network order) along the plan and shape the result (one
     compiled program for eager calls on JAX: see :func:`run_compiled`)."""
     return run_compiled(network_plan, K, lambda *leaves: _run(network_plan, K, leaves), tensors)
 
 
-def run_contraction(contraction: CompiledContraction, K: Any, tensors: Sequence[Any]) -> Any:
+def run_contraction(contraction: CompiledContraction, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
     """``contraction.run(K, tensors)``, as one compiled program for eager calls on JAX."""
     return run_compiled(contraction, K, lambda *leaves: contraction.run(K, list(leaves)), tensors)
 
 
-def run_compiled(owner: Any, K: Any, function: Callable[..., Any], tensors: Sequence[Any]) -> Any:
+def run_compiled(owner: Any, K: ArrayBackend, function: Callable[..., Any], tensors: Sequence[Any]) -> Any:
     """``function(*tensors)``; on a backend that compiles whole functions (JAX), outside a
     compiled program, through ``K.jit(function)`` made once per ``owner`` (a plan or
     contraction) and backend: op by op, JAX compiles every transpose, reshape and product of a
@@ -382,7 +395,7 @@ def run_compiled(owner: Any, K: Any, function: Callable[..., Any], tensors: Sequ
     return runs[K](*tensors)
 
 
-def _run(network_plan: NetworkPlan, K: Any, tensors: Sequence[Any]) -> Any:
+def _run(network_plan: NetworkPlan, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
     plan = network_plan.plan
     result = plan.contraction.run(K, network_plan.arrange(K, tensors))
     return K.reshape(permute(K, result, plan.output_moves), network_plan.output_shape)

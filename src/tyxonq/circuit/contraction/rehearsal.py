@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ...numerics.memory import format_bytes
+from ...numerics.protocol import ArrayBackend
 from .paths import estimated_seconds
 
 __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
@@ -42,7 +43,7 @@ def record(kind: str, **details: Any) -> None:
         log.append((kind, details))
 
 
-def placeholder(K: Any, shape: tuple[int, ...]) -> Any:
+def placeholder(K: ArrayBackend, shape: tuple[int, ...]) -> Any:
     """What a rehearsed result returns: zeros of its shape, or one zero for a large one (a
     rehearsal never allocates what it plans)."""
     return K.zeros(shape if math.prod(shape) <= 2 ** 16 else (), K.dtype)
@@ -123,7 +124,7 @@ class ContractionReport:
                 + (f"; route: {' then '.join(self.routes)}" if self.routes else ""))
 
 
-def _report(log: list, K: Any) -> ContractionReport:
+def _report(log: list, K: ArrayBackend) -> ContractionReport:
     itemsize = 16 if K.precision == "complex128" else 8
     plans: dict[Any, int] = {}
     tensors = simplified = 0

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics.cache_registry import register_function_cache
 from ..operations.gates import CONSTANT_MATRICES, GATES
 
 __all__ = ["Leg", "Piece", "TensorForm", "tensor_form", "dense_form", "diagonal_form", "channel_form",
@@ -96,6 +97,7 @@ def _selection(entries: np.ndarray, k: int) -> np.ndarray:
     return extraction
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=None)
 def dense_form(num_qubits: int) -> TensorForm:
     """The form of any ``k``-qubit matrix: one piece, the matrix itself (outputs, then inputs)."""
@@ -104,6 +106,7 @@ def dense_form(num_qubits: int) -> TensorForm:
     return TensorForm(tuple(("out", p) for p in range(k)), (Piece(legs),))
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=None)
 def diagonal_form(num_qubits: int) -> TensorForm:
     """The form of a diagonal ``k``-qubit matrix: one piece, its diagonal (one leg per qubit)."""
@@ -148,6 +151,7 @@ def _drop_trivial(form: TensorForm, gate: str) -> TensorForm:
     return TensorForm(form.outputs, kept)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=None)
 def tensor_form(gate: str, num_qubits: int) -> TensorForm:
     """The :class:`TensorForm` of a gate kind on ``num_qubits`` qubits (the same for its adjoint).
@@ -177,6 +181,7 @@ def kraus_legs(num_kraus: int) -> int:
     return (num_kraus - 1).bit_length()
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=None)
 def channel_form(num_qubits: int, num_kraus: int, diagonal: bool) -> TensorForm:
     """The form of a channel on one side (ket or bra) of a density-matrix network.

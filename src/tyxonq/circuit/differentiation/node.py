@@ -25,6 +25,7 @@ import numpy as np
 
 from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
+from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation
 from .tracing import active_gradient_method, gradient_method
 
@@ -83,7 +84,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
     return K.gradient_node(compute, [operations[k].params[j] for k, j in slots])
 
 
-def _host_sized(K: Any, circuit: Any) -> bool:
+def _host_sized(K: ArrayBackend, circuit: Any) -> bool:
     """Whether the exact method's arrays are small enough that per-call overhead dominates, so
     the host twin (NumPy) computes faster than the backend itself: light-cone contractions
     (density matrices, circuits past the state-vector sweep) and sweeps of small states. From
@@ -108,7 +109,7 @@ def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]
     return values, jacobian
 
 
-def recorded_coefficients(K: Any, coefficients: Any) -> bool:
+def recorded_coefficients(K: ArrayBackend, coefficients: Any) -> bool:
     """Whether weights of expectation values should be applied in autograd rather than inside
     a node: autograd records them, or one is complex (a node's values are real)."""
     if coefficients is None:
@@ -118,7 +119,7 @@ def recorded_coefficients(K: Any, coefficients: Any) -> bool:
         K.is_complex(c) if K.is_array(c) else np.iscomplexobj(c) for c in items)
 
 
-def _real_scalar(K: Any, x: Any) -> bool:
+def _real_scalar(K: ArrayBackend, x: Any) -> bool:
     if K.shape(x) not in ((), (1,)):
         return False
     dtype = K.dtype_of(x)
@@ -131,7 +132,7 @@ def _real_scalar(K: Any, x: Any) -> bool:
 _FLOATING: dict[Any, bool] = {}  # dtype -> real floating (dtype names are compared as strings)
 
 
-def _recorded(K: Any, tree: Any) -> bool:
+def _recorded(K: ArrayBackend, tree: Any) -> bool:
     if isinstance(tree, (list, tuple)):
         return any(_recorded(K, item) for item in tree)
     return K.needs_gradient(tree)

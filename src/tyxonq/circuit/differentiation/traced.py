@@ -22,7 +22,8 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.dual import Dual, TracingError
 from ...numerics.memory import require_memory
-from ..contraction.gradient import contraction_cost, value_and_angle_gradients
+from ...numerics.protocol import ArrayBackend
+from ..contraction.evaluation import contraction_cost, value_and_angle_gradients
 from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
 from ..operations.operation import Operation
 from ..statevector.adjoint import adjoint_sweep
@@ -130,7 +131,7 @@ _SWEEP_HINT = ("Gradients of local expectations (expectation, expectation_ps, a 
                "reverse mode through their light-cone contractions instead; use those, or fewer qubits")
 
 
-def uses_contraction(K: Any, plain: Any, requests: list) -> bool:
+def uses_contraction(K: ArrayBackend, plain: Any, requests: list) -> bool:
     """Whether reverse mode through the contractions is chosen over the adjoint sweep: it is
     cheaper by the cost model (flops + 64 x writes: three contractions' worth against three
     passes over the state per fused block), the sweep's three state vectors do not fit, or there

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.protocol import ArrayBackend
 from .qiskit_convert import barriers_by_position, from_qiskit, numeric_angle, require_qiskit
 
 __all__ = ["from_openqasm", "to_openqasm", "openqasm_version"]
@@ -196,7 +197,7 @@ def _global_phase(angle: float, version: int, qubit: int) -> list[str]:
     return [f"p({text}) q[{qubit}];", f"x q[{qubit}];", f"p({text}) q[{qubit}];", f"x q[{qubit}];"]
 
 
-def _statements(K: Any, op: Any) -> list[Statement]:
+def _statements(K: ArrayBackend, op: Any) -> list[Statement]:
     """``(name, qubits, angles)`` statements of one operation (its adjoint when daggered)."""
     if op.gate == "unitary":
         matrix = np.asarray(K.to_numpy(op.params[0]))

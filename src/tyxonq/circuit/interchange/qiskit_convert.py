@@ -30,6 +30,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.protocol import ArrayBackend
 
 __all__ = ["from_qiskit", "to_qiskit", "require_qiskit", "barriers_by_position",
            "numeric_angle"]
@@ -203,7 +204,7 @@ def barriers_by_position(circuit: Any) -> dict[int, list[tuple[int, ...]]]:
     return found
 
 
-def numeric_angle(K: Any, value: Any, gate: str) -> float:
+def numeric_angle(K: ArrayBackend, value: Any, gate: str) -> float:
     """A gate angle as a float, or a ``ValueError`` for a traced one (exports need numbers)."""
     try:
         return float(np.real(K.to_numpy(value))) if not isinstance(value, numbers.Number) else float(value)

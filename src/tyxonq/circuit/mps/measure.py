@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.protocol import ArrayBackend
 from .state import MPSState
 
 __all__ = ["left_environment", "right_environment", "sweep_region", "operator_expectation",
@@ -59,14 +60,14 @@ def right_environment(state: MPSState, site: int) -> Any:
 
 
 # -- one sweep ---------------------------------------------------------------------------------
-def _plain_step(K: Any, E: Any, A: Any, op: Any = None) -> Any:
+def _plain_step(K: ArrayBackend, E: Any, A: Any, op: Any = None) -> Any:
     T = K.einsum("xpy,xsu->ypsu", E, A)
     if op is not None:
         T = K.einsum("ts,ypsu->yptu", op, T)
     return K.einsum("ypsu,ysv->upv", T, K.conj(A))
 
 
-def _open_step(K: Any, E: Any, A: Any, diagonal: bool) -> Any:
+def _open_step(K: ArrayBackend, E: Any, A: Any, diagonal: bool) -> Any:
     T = K.einsum("xpy,xsu->ypsu", E, A)
     if diagonal:
         out = K.einsum("ypsu,ysv->upsv", T, K.conj(A))
@@ -77,7 +78,7 @@ def _open_step(K: Any, E: Any, A: Any, diagonal: bool) -> Any:
     return K.reshape(out, (u, p * s * t, v))
 
 
-def _legs_last(K: Any, E: Any, dims: list[int], chosen: list[int]) -> Any:
+def _legs_last(K: ArrayBackend, E: Any, dims: list[int], chosen: list[int]) -> Any:
     """``E[x, p, y]`` with the open legs ``chosen`` (positions in ``dims``) moved to the end of
     ``p``, by one gather of the flattened index."""
     order = [j for j in range(len(dims)) if j not in chosen] + list(chosen)
@@ -91,7 +92,7 @@ def _legs_last(K: Any, E: Any, dims: list[int], chosen: list[int]) -> Any:
     return K.take(E, np.ravel_multi_index(old, dims).tolist(), axis=1)
 
 
-def _closing_vector(K: Any, matrix: Any, qubits: Sequence[int]) -> Any:
+def _closing_vector(K: ArrayBackend, matrix: Any, qubits: Sequence[int]) -> Any:
     """``c[(s_1 t_1)(s_2 t_2)...]`` over the operator's legs in ascending site order:
     ``matrix[t, s]`` with ``s``, ``t`` read in the operator's own qubit order."""
     k = len(qubits)

@@ -19,6 +19,7 @@ from ...numerics.arguments import checked_state_vector, random_generator
 from ...numerics.dual import TracingError
 from ...numerics.lanes import LanesError
 from ...numerics.memory import require_memory, require_sample_memory
+from ...numerics.protocol import ArrayBackend
 from ..differentiation.traced import parameter_shift_dual
 from ..operations.gates import constant, gate_matrix
 from ..simulator import SimulatorBase, format_samples, weighted_sum
@@ -232,7 +233,7 @@ class MPSCircuit(SimulatorBase):
         return K.real(K.conj(psi) * psi)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
-                           hermitian: bool, K: Any) -> Any:
+                           hermitian: bool, K: ArrayBackend) -> Any:
         """The sites from the first to the last qubit touched, between cached environments;
         gradients: autograd on PyTorch and JAX, parameter shift through the MPS for
         ``tq.value_and_grad`` on NumPy and cuPyNumeric."""
@@ -332,7 +333,7 @@ class MPSCircuit(SimulatorBase):
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
 
 
-def _host(K: Any, value: Any) -> Any:
+def _host(K: ArrayBackend, value: Any) -> Any:
     """Host values to check shapes (a backend array's own shape where they cannot be read)."""
     if K.is_array(value):
         try:
@@ -342,14 +343,14 @@ def _host(K: Any, value: Any) -> Any:
     return value
 
 
-def _host_norm(K: Any, tensor: Any) -> float | None:
+def _host_norm(K: ArrayBackend, tensor: Any) -> float | None:
     try:
         return float(np.linalg.norm(K.to_numpy(K.detach(tensor))))
     except Exception:  # traced inputs: their norm is the caller's
         return None
 
 
-def _initial_state(K: Any, n: int, inputs: tuple | None, truncation: Any) -> MPSState:
+def _initial_state(K: ArrayBackend, n: int, inputs: tuple | None, truncation: Any) -> MPSState:
     """The MPS of the inputs: ``|0...0>``, a product state, a split dense state or site tensors
     brought into canonical form (centre on the last site) without truncation."""
     if inputs is None:
@@ -380,11 +381,11 @@ def _initial_state(K: Any, n: int, inputs: tuple | None, truncation: Any) -> MPS
     return MPSState(K, sites, n - 1, truncation)
 
 
-def _complex(K: Any, x: Any) -> Any:
+def _complex(K: ArrayBackend, x: Any) -> Any:
     return x if K.is_complex(x) and K.dtype_of(x) == K.dtype else K.cast(x, K.dtype)
 
 
-def _matrices(K: Any) -> Any:
+def _matrices(K: ArrayBackend) -> Any:
     """``op -> its matrix``, each matrix of numeric angles built once (a Trotter circuit repeats
     its angles thousands of times)."""
     built: dict = {}

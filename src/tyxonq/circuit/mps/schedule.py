@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, Sequence
 
+from ...numerics.protocol import ArrayBackend
 from .state import MPSState, _permuted
 
 __all__ = ["apply_operations"]
@@ -43,7 +44,7 @@ class _Products:
     circuit repeats its few matrices thousands of times. Inputs are kept alive with their
     results, so their ids stay theirs."""
 
-    def __init__(self, K: Any) -> None:
+    def __init__(self, K: ArrayBackend) -> None:
         self.K = K
         self._made: dict[tuple, tuple[Any, tuple]] = {}
 

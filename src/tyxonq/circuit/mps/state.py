@@ -20,6 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.protocol import ArrayBackend
+
 __all__ = ["MPSState", "Truncation"]
 
 _SWAP = np.eye(4)[[0, 2, 1, 3]]
@@ -73,7 +75,7 @@ class MPSState:
     Arrays are never modified in place: :meth:`copy` is a cheap snapshot.
     """
 
-    def __init__(self, K: Any, sites: list, centre: int, truncation: Truncation) -> None:
+    def __init__(self, K: ArrayBackend, sites: list, centre: int, truncation: Truncation) -> None:
         self.K = K
         self.sites = list(sites)
         self.centre = centre
@@ -81,7 +83,7 @@ class MPSState:
         self.environments: dict = {}
 
     @classmethod
-    def zeros(cls, K: Any, n: int, truncation: Truncation) -> MPSState:
+    def zeros(cls, K: ArrayBackend, n: int, truncation: Truncation) -> MPSState:
         zero = K.reshape(K.asarray(np.array([1.0, 0.0]), K.dtype), (1, 2, 1))
         return cls(K, [zero] * n, 0, truncation)
 
@@ -203,13 +205,13 @@ class MPSState:
         self.centre = first
 
 
-def _times_site(K: Any, matrix: Any, site: Any) -> Any:
+def _times_site(K: ArrayBackend, matrix: Any, site: Any) -> Any:
     """``matrix @ site`` on the site's left bond: ``(a, b) x (b, s, c) -> (a, s, c)``."""
     left, size, right = K.shape(site)
     return K.reshape(K.matmul(matrix, K.reshape(site, (left, size * right))), (-1, size, right))
 
 
-def _site_times(K: Any, site: Any, other: Any) -> Any:
+def _site_times(K: ArrayBackend, site: Any, other: Any) -> Any:
     """``site`` contracted on its right bond with ``other``'s first axis (a matrix or a site):
     ``(a, s, b) x (b, c) -> (a, s, c)``, ``(a, s, b) x (b, t, c) -> (a, s t, c)``, one matmul."""
     left, size, bond = K.shape(site)
@@ -218,7 +220,7 @@ def _site_times(K: Any, site: Any, other: Any) -> Any:
     return K.reshape(product, (left, -1, right))
 
 
-def _permuted(K: Any, matrix: Any, order: list[int]) -> Any:
+def _permuted(K: ArrayBackend, matrix: Any, order: list[int]) -> Any:
     """``matrix`` on qubits reordered: new qubit ``j`` is old qubit ``order[j]`` (by index
     gathers: no ``2k``-dimensional tensors)."""
     k = len(order)
@@ -230,10 +232,10 @@ def _permuted(K: Any, matrix: Any, order: list[int]) -> Any:
     return K.take(K.take(matrix, old.tolist(), axis=0), old.tolist(), axis=1)
 
 
-def rounding_level(K: Any) -> float:
+def rounding_level(K: ArrayBackend) -> float:
     """Relative size below which singular values are rounding noise in the working dtype."""
     return float(np.finfo(K.real_dtype_name).eps) if hasattr(K, "real_dtype_name") else 1e-16
 
 
-def truncation_of(K: Any, max_bond: int | None, cutoff: float) -> Truncation:
+def truncation_of(K: ArrayBackend, max_bond: int | None, cutoff: float) -> Truncation:
     return Truncation(max_bond, cutoff, rounding_level(K))

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...numerics.constants import backend_constant
+from ...numerics.protocol import ArrayBackend
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
            "gate_derivative", "gate_derivatives",
@@ -77,22 +78,22 @@ CONSTANT_MATRICES: dict[str, np.ndarray] = {
     "_p11": np.diag([0.0, 0.0, 0.0, 1.0]).astype(complex),
 }
 
-def constant(K: Any, name: str) -> Any:
+def constant(K: ArrayBackend, name: str) -> Any:
     """Constant matrix ``name`` as an array of backend ``K`` in its working dtype (cached)."""
     return backend_constant(K, ("gate", name), lambda: CONSTANT_MATRICES[name])
 
 
-def _angle(K: Any, value: Any) -> Any:
+def _angle(K: ArrayBackend, value: Any) -> Any:
     return K.asarray(value)
 
 
-def _phase(K: Any, angle: Any) -> Any:
+def _phase(K: ArrayBackend, angle: Any) -> Any:
     """exp(i·angle) for a real angle, as cos + i sin (differentiable everywhere)."""
     return K.cos(angle) + 1j * K.sin(angle)
 
 
 def _pauli_rotation(pauli: str, identity: str) -> Callable[[Any, tuple], Any]:
-    def build(K: Any, params: tuple) -> Any:
+    def build(K: ArrayBackend, params: tuple) -> Any:
         half = _angle(K, params[0]) / 2
         return K.cos(half) * constant(K, identity) - 1j * K.sin(half) * constant(K, pauli)
 
@@ -100,7 +101,7 @@ def _pauli_rotation(pauli: str, identity: str) -> Callable[[Any, tuple], Any]:
 
 
 def _controlled_rotation(pauli: str) -> Callable[[Any, tuple], Any]:
-    def build(K: Any, params: tuple) -> Any:
+    def build(K: ArrayBackend, params: tuple) -> Any:
         half = _angle(K, params[0]) / 2
         return (constant(K, "_p0_i") + K.cos(half) * constant(K, "_p1_i")
                 - 1j * K.sin(half) * constant(K, pauli))
@@ -108,26 +109,26 @@ def _controlled_rotation(pauli: str) -> Callable[[Any, tuple], Any]:
     return build
 
 
-def _phase_gate(K: Any, params: tuple) -> Any:
+def _phase_gate(K: ArrayBackend, params: tuple) -> Any:
     return constant(K, "_p0") + _phase(K, _angle(K, params[0])) * constant(K, "_p1")
 
 
-def _global_phase(K: Any, params: tuple) -> Any:
+def _global_phase(K: ArrayBackend, params: tuple) -> Any:
     return _phase(K, _angle(K, params[0])) * constant(K, "i")
 
 
-def _controlled_phase(K: Any, params: tuple) -> Any:
+def _controlled_phase(K: ArrayBackend, params: tuple) -> Any:
     return constant(K, "_i4_minus_p11") + _phase(K, _angle(K, params[0])) * constant(K, "_p11")
 
 
-def _u3(K: Any, params: tuple) -> Any:
+def _u3(K: ArrayBackend, params: tuple) -> Any:
     theta, phi, lam = (_angle(K, p) for p in params)
     c, s = K.cos(theta / 2), K.sin(theta / 2)
     return (c * constant(K, "_p0") - _phase(K, lam) * s * constant(K, "_e01")
             + _phase(K, phi) * s * constant(K, "_e10") + _phase(K, phi + lam) * c * constant(K, "_p1"))
 
 
-def _custom_unitary(K: Any, params: tuple) -> Any:
+def _custom_unitary(K: ArrayBackend, params: tuple) -> Any:
     matrix = K.asarray(params[0])
     if not K.is_complex(matrix):  # ints and reals: the working complex dtype
         matrix = K.cast(matrix, K.dtype)
@@ -225,7 +226,7 @@ def canonical_gate_name(name: str) -> str:
     return key
 
 
-def gate_matrix(K: Any, name: str, params: tuple, dagger: bool = False) -> Any:
+def gate_matrix(K: ArrayBackend, name: str, params: tuple, dagger: bool = False) -> Any:
     """The matrix of gate ``name`` with ``params`` on backend ``K`` (its adjoint if ``dagger``).
 
     Examples
@@ -239,7 +240,7 @@ def gate_matrix(K: Any, name: str, params: tuple, dagger: bool = False) -> Any:
     return K.conj(K.transpose(matrix)) if dagger else matrix
 
 
-def gate_matrices(K: Any, name: str, params: Any, dagger: bool = False) -> Any:
+def gate_matrices(K: ArrayBackend, name: str, params: Any, dagger: bool = False) -> Any:
     """The matrices of ``G`` gates of one kind in one vectorised call: shape ``(G, 2^k, 2^k)``.
 
     ``params`` is a real array of shape ``(G, number of parameters)``; the builders broadcast, so
@@ -279,7 +280,7 @@ TWO_TERM_SHIFT = frozenset({"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cph
 FOUR_TERM_SHIFT = frozenset({"crx", "cry", "crz"})
 
 
-def _u3_derivative(K: Any, params: tuple, index: int) -> Any:
+def _u3_derivative(K: ArrayBackend, params: tuple, index: int) -> Any:
     theta, phi, lam = (_angle(K, p) for p in params)
     c, s = K.cos(theta / 2), K.sin(theta / 2)
     e_phi, e_lam, e_both = _phase(K, phi), _phase(K, lam), _phase(K, phi + lam)
@@ -291,7 +292,7 @@ def _u3_derivative(K: Any, params: tuple, index: int) -> Any:
     return -1j * e_lam * s * e01 + 1j * e_both * c * p1
 
 
-def gate_derivative(K: Any, name: str, params: tuple, index: int, dagger: bool = False) -> Any:
+def gate_derivative(K: ArrayBackend, name: str, params: tuple, index: int, dagger: bool = False) -> Any:
     """``d U / d params[index]`` of gate ``name`` (of its adjoint if ``dagger``).
 
     Examples
@@ -313,7 +314,7 @@ def gate_derivative(K: Any, name: str, params: tuple, index: int, dagger: bool =
     return K.conj(K.transpose(derivative)) if dagger else derivative
 
 
-def gate_derivatives(K: Any, name: str, params: Any, index: int, dagger: bool = False) -> Any:
+def gate_derivatives(K: ArrayBackend, name: str, params: Any, index: int, dagger: bool = False) -> Any:
     """``d U / d params[index]`` of ``G`` gates of one kind in one vectorised call, shape
     ``(G, 2^k, 2^k)``; ``params`` as for :func:`gate_matrices`.
 

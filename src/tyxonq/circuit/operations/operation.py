@@ -11,6 +11,7 @@ import numpy as np
 
 from ...numerics.dual import Dual
 from ...numerics.lanes import Lanes
+from ...numerics.protocol import ArrayBackend
 from .gates import GATES
 
 __all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
@@ -84,7 +85,7 @@ def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[
     return tuple(checked)
 
 
-def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
+def validate_angle(value: Any, gate: str, name: str, K: ArrayBackend) -> Any:
     """A real, finite angle: a Python/NumPy number, or a real scalar array of the backend.
 
     A backend array's value is read back to check it is finite (a device synchronisation on a
@@ -130,7 +131,7 @@ def validate_angle(value: Any, gate: str, name: str, K: Any) -> Any:
     raise TypeError(f"{gate}: {name}={value!r} must be a real number or a real scalar array")
 
 
-def matrix_values(K: Any, matrix: Any, num_qubits: int, what: str) -> np.ndarray | None:
+def matrix_values(K: ArrayBackend, matrix: Any, num_qubits: int, what: str) -> np.ndarray | None:
     """Check a ``2^k x 2^k`` (or ``(2,)*2k``) numeric matrix; return its values on the host.
 
     Returns ``None`` for a backend array whose values cannot be read here (a tensor made inside
@@ -158,7 +159,7 @@ def matrix_values(K: Any, matrix: Any, num_qubits: int, what: str) -> np.ndarray
         return None
 
 
-def validate_unitary_matrix(matrix: Any, num_qubits: int, K: Any) -> Any:
+def validate_unitary_matrix(matrix: Any, num_qubits: int, K: ArrayBackend) -> Any:
     """A ``2^k x 2^k`` (or ``(2,)*2k``) numeric unitary, checked to tolerance."""
     host = matrix_values(K, matrix, num_qubits, "unitary")
     if host is None:

@@ -22,6 +22,7 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.constants import backend_constant
 from ...numerics.moves import permute
+from ...numerics.protocol import ArrayBackend
 from ..operations.gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
 from ..operations.operation import Operation
 from .placement import apply_placed, place
@@ -41,7 +42,7 @@ __all__ = ["adjoint_sweep"]
 Entry = tuple[int, int, int, int]  # (member position in its block, operation, slot, parameter)
 
 
-def adjoint_sweep(K: Any, operations: Sequence[Operation], num_qubits: int, state: Any,
+def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: int, state: Any,
                   apply_observable: Callable[[Any, Any], Any],
                   wanted: dict[int, list[tuple[int, int]]], slot_count: int) -> tuple[float, np.ndarray]:
     """``<psi|O|psi>`` and its derivative for every wanted angle.
@@ -105,7 +106,7 @@ def adjoint_sweep(K: Any, operations: Sequence[Operation], num_qubits: int, stat
     return float(K.to_numpy(value)), gradient
 
 
-def _transition(K: Any, stacked: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
+def _transition(K: ArrayBackend, stacked: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
     """``X[a, b] = sum_rest psi[a, rest] conj(lambda[b, rest])`` over the block's qubits (only its
     diagonal, for a diagonal block), from the stacked ``(psi, lambda)``."""
     if block.diagonal:
@@ -130,7 +131,7 @@ def _transition(K: Any, stacked: Any, block: SweepBlock, n: int, max_ndim: int) 
     return K.diag(transition) if block.diagonal else transition
 
 
-def _generator(K: Any, op: Operation, index: int, matrix: Any) -> tuple[Any, complex]:
+def _generator(K: ArrayBackend, op: Operation, index: int, matrix: Any) -> tuple[Any, complex]:
     """``M`` and a factor with ``(dU/dθ) U^† = factor * M`` for parameter ``index`` of ``op``
     (``M`` a constant's name for rotations and phase gates)."""
     if op.gate in _GENERATORS:
@@ -140,7 +141,7 @@ def _generator(K: Any, op: Operation, index: int, matrix: Any) -> tuple[Any, com
     return K.matmul(derivative, K.conj(K.transpose(matrix))), 1.0
 
 
-def _embed(K: Any, block: SweepBlock, position: int, matrix: Any) -> Any:
+def _embed(K: ArrayBackend, block: SweepBlock, position: int, matrix: Any) -> Any:
     """A member's matrix on all of the block's qubits (its diagonal, for a diagonal block)."""
     k = len(block.qubits)
     if block.diagonal:
@@ -150,7 +151,7 @@ def _embed(K: Any, block: SweepBlock, position: int, matrix: Any) -> Any:
     return apply_placed(K, neutral(K, 2 ** k, block.diagonal), matrix, block.member_placements[position])
 
 
-def _embedded_generators(K: Any, block: SweepBlock, entries: list[Entry], generators: list[Any],
+def _embedded_generators(K: ArrayBackend, block: SweepBlock, entries: list[Entry], generators: list[Any],
                          max_ndim: int) -> Any:
     """The entries' ``M`` embedded in the block, stacked; cached per backend when all are named
     constants (rotations and phase gates)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ...numerics.protocol import ArrayBackend
 from ..operations.gates import gate_derivative
 from ..operations.operation import Operation
 from .lanes import block_matrix, full_matrices
@@ -27,7 +28,7 @@ __all__ = ["derivative_states"]
 _PIECES = 8
 
 
-def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
+def derivative_states(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation],
                       slots: Sequence[tuple[int, int]], state: Any = None) -> Any:
     """``(len(slots), 2^n)``: row ``s`` is the derivative of the output state with respect to
     parameter ``slots[s][1]`` of operation ``slots[s][0]`` (``state``: the input state, ``None``
@@ -70,7 +71,7 @@ def derivative_states(K: Any, num_qubits: int, operations: Sequence[Operation],
     return K.take(rows, [position[s] for s in range(len(slots))], axis=0)
 
 
-def _block_derivatives(K: Any, block: Any, matrices: list, operations: Sequence[Operation],
+def _block_derivatives(K: ArrayBackend, block: Any, matrices: list, operations: Sequence[Operation],
                        slots: list[tuple[int, int]], psi: Any, num_qubits: int, max_ndim: int) -> Any:
     """``dB/dθ_s |psi>`` for the block's slots: the block's matrix with member ``k`` replaced by
     its derivative in lane ``s`` (the others shared), applied to ``psi`` in one batched call."""

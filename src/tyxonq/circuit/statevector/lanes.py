@@ -17,6 +17,7 @@ import numpy as np
 
 from ...numerics.constants import backend_constant
 from ...numerics.lanes import Lanes, LanesError
+from ...numerics.protocol import ArrayBackend
 from ..operations.gates import GATES, gate_matrices
 from ..operations.operation import Operation
 from .placement import apply_placed, place
@@ -44,13 +45,13 @@ def stacks_states(apply_observable: Any, expectation: Any = None) -> Any:
     return apply_observable
 
 
-def _lane_column(K: Any, value: Any, lanes: int) -> Any:
+def _lane_column(K: ArrayBackend, value: Any, lanes: int) -> Any:
     if isinstance(value, Lanes):
         return K.asarray(value.value, K.real_dtype)
     return K.ones((lanes,), K.real_dtype) * value
 
 
-def lane_matrices(K: Any, operations: Sequence[Operation], lanes: int) -> list[Any]:
+def lane_matrices(K: ArrayBackend, operations: Sequence[Operation], lanes: int) -> list[Any]:
     """Every operation's matrix: ``(lanes, 2^k, 2^k)`` for gates with lane angles (each gate kind
     built in one call for all its gates and lanes), ``(2^k, 2^k)`` for the others.
 
@@ -83,13 +84,13 @@ def lane_matrices(K: Any, operations: Sequence[Operation], lanes: int) -> list[A
     return matrices
 
 
-def _diagonal_of(K: Any, matrix: Any) -> Any:
+def _diagonal_of(K: ArrayBackend, matrix: Any) -> Any:
     """The diagonal of a matrix, or of each matrix of a stack (last two axes)."""
     size = K.shape(matrix)[-1]
     return K.sum(matrix * K.eye(size, dtype=K.dtype_of(matrix)), axis=-1)
 
 
-def _lane_identity(K: Any, count: int, size: int, diagonal: bool) -> Any:
+def _lane_identity(K: ArrayBackend, count: int, size: int, diagonal: bool) -> Any:
     """``count`` identities of a ``size``-dimensional space (their diagonals if ``diagonal``)."""
     shape = (count, size) if diagonal else (count, size, size)
 
@@ -100,7 +101,7 @@ def _lane_identity(K: Any, count: int, size: int, diagonal: bool) -> Any:
     return backend_constant(K, ("lane identity",) + shape, build)
 
 
-def _embedded(K: Any, matrix: Any, inner: tuple[int, ...], size: int, max_ndim: int) -> Any:
+def _embedded(K: ArrayBackend, matrix: Any, inner: tuple[int, ...], size: int, max_ndim: int) -> Any:
     """``matrix`` on positions ``inner`` of a ``size``-dimensional space, as that space's matrix
     (one per lane if ``matrix`` has lanes)."""
     count = K.shape(matrix)[0] if len(K.shape(matrix)) == 3 else 1
@@ -111,7 +112,7 @@ def _embedded(K: Any, matrix: Any, inner: tuple[int, ...], size: int, max_ndim: 
     return apply_placed(K, identity, matrix, placement)
 
 
-def _merged_members(K: Any, block: SweepBlock, matrices: Sequence[Any],
+def _merged_members(K: ArrayBackend, block: SweepBlock, matrices: Sequence[Any],
                     max_ndim: int) -> tuple[list, list]:
     """The block's members with small ones folded into larger ones first: a member on qubits of
     the last member on all of them is multiplied into it, and members whose qubits nothing later
@@ -144,7 +145,7 @@ def _merged_members(K: Any, block: SweepBlock, matrices: Sequence[Any],
     return [members[i] for i in kept], [positions[i] for i in kept]
 
 
-def block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int,
+def block_matrix(K: ArrayBackend, block: SweepBlock, matrices: Sequence[Any], lanes: int,
                  max_ndim: int) -> Any:
     """The block's matrix (diagonal, for a diagonal block): one per lane, or one for all lanes
     when none of its members has lane angles."""
@@ -166,13 +167,13 @@ def block_matrix(K: Any, block: SweepBlock, matrices: Sequence[Any], lanes: int,
     return product[0] if count == 1 else product
 
 
-def full_matrices(K: Any, diagonal: Any) -> Any:
+def full_matrices(K: ArrayBackend, diagonal: Any) -> Any:
     """Matrices from diagonals (last axis)."""
     size = K.shape(diagonal)[-1]
     return K.reshape(diagonal, K.shape(diagonal) + (1,)) * K.eye(size, dtype=K.dtype_of(diagonal))
 
 
-def lane_state(K: Any, num_qubits: int, operations: Sequence[Operation], lanes: int,
+def lane_state(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation], lanes: int,
                state: Any = None) -> Any:
     """The ``(lanes, 2^n)`` stack of output states of a circuit with lane angles (``state``: one
     input state for every lane, ``None`` for ``|0...0>``).
@@ -188,7 +189,7 @@ def lane_state(K: Any, num_qubits: int, operations: Sequence[Operation], lanes: 
     return sweep_lanes(K, num_qubits, operations, lane_matrices(K, operations, lanes), lanes, state)
 
 
-def sweep_lanes(K: Any, num_qubits: int, operations: Sequence[Operation], matrices: Sequence[Any],
+def sweep_lanes(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation], matrices: Sequence[Any],
                 lanes: int, state: Any = None) -> Any:
     """The ``(lanes, 2^n)`` stack after the operations' sweep program with the given matrices:
     ``(lanes, 2^k, 2^k)`` for an operation that differs per lane, ``(2^k, 2^k)`` for one shared

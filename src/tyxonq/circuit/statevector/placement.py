@@ -24,7 +24,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ...numerics.cache_registry import register_function_cache
 from ...numerics.moves import Move, permutation_moves, permute
+from ...numerics.protocol import ArrayBackend
 
 __all__ = ["Placement", "place", "apply_placed", "apply_matrix"]
 
@@ -44,6 +46,7 @@ class Placement:
     lanes: bool = False  # one matrix per lead row (a leading axis on the matrix)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def place(qubits: tuple[int, ...], num_qubits: int, lead: int = 1, trail: int = 1,
           diagonal: bool = False, max_ndim: int = 64, shape: tuple[int, ...] | None = None,
@@ -137,7 +140,7 @@ def _diagonal_view(ordered: tuple[int, ...], n: int, lead: int, trail: int) -> t
     return tuple(view), tuple(factor)
 
 
-def _ordered_matrix(K: Any, matrix: Any, placement: Placement, diagonal: bool) -> Any:
+def _ordered_matrix(K: ArrayBackend, matrix: Any, placement: Placement, diagonal: bool) -> Any:
     if placement.matrix_axes is None:
         return matrix
     k = int(math.log2(placement.size))
@@ -145,7 +148,7 @@ def _ordered_matrix(K: Any, matrix: Any, placement: Placement, diagonal: bool) -
     return K.reshape(tensor, (placement.size,) if diagonal else (placement.size, placement.size))
 
 
-def _ordered_lane_matrices(K: Any, matrices: Any, placement: Placement, diagonal: bool) -> Any:
+def _ordered_lane_matrices(K: ArrayBackend, matrices: Any, placement: Placement, diagonal: bool) -> Any:
     """Lane matrices ``(lanes or 1, 2^k, 2^k)`` (diagonals ``(lanes or 1, 2^k)``) in the
     placement's qubit order: rows and columns permuted one after the other (within 6 axes)."""
     size = placement.size
@@ -162,7 +165,7 @@ def _ordered_lane_matrices(K: Any, matrices: Any, placement: Placement, diagonal
     return K.reshape(permuted, (-1, size, size))
 
 
-def _apply_lanes(K: Any, array: Any, matrices: Any, placement: Placement) -> Any:
+def _apply_lanes(K: ArrayBackend, array: Any, matrices: Any, placement: Placement) -> Any:
     """:func:`apply_placed` for a lane placement: ``matrices`` holds one matrix (diagonal) per
     lane, or one for all, along its first axis (a single matrix counts as one for all)."""
     kind = placement.kind
@@ -181,7 +184,7 @@ def _apply_lanes(K: Any, array: Any, matrices: Any, placement: Placement) -> Any
     return K.reshape(result, placement.shape)
 
 
-def apply_placed(K: Any, array: Any, matrix: Any, placement: Placement) -> Any:
+def apply_placed(K: ArrayBackend, array: Any, matrix: Any, placement: Placement) -> Any:
     """``matrix`` applied as ``placement`` says; for a ``"diagonal"`` placement ``matrix`` is the
     diagonal (a vector of ``2^k`` entries). Returns an array of ``placement.shape``.
 
@@ -210,7 +213,7 @@ def apply_placed(K: Any, array: Any, matrix: Any, placement: Placement) -> Any:
     return K.reshape(result, placement.shape)
 
 
-def apply_matrix(K: Any, state: Any, matrix: Any, qubits: Sequence[int], num_qubits: int) -> Any:
+def apply_matrix(K: ArrayBackend, state: Any, matrix: Any, qubits: Sequence[int], num_qubits: int) -> Any:
     """``matrix`` (``2^k x 2^k``, any matrix) applied to ``qubits`` of a ``2^n`` state vector.
 
     Examples

@@ -16,12 +16,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics.constants import backend_constant
+from ...numerics.protocol import ArrayBackend
 from .placement import Placement, apply_placed
 
 __all__ = ["BlockShape", "group_blocks", "block_products", "neutral"]
 
 
-def neutral(K: Any, size: int, diagonal: bool) -> Any:
+def neutral(K: ArrayBackend, size: int, diagonal: bool) -> Any:
     """The identity of a block's space: ``ones(size)`` for diagonals, else ``eye(size)``."""
     return backend_constant(K, ("neutral", size, diagonal),
                             lambda: np.ones(size, complex) if diagonal else np.eye(size, dtype=complex))
@@ -60,7 +61,7 @@ def group_blocks(shapes: Sequence[BlockShape]) -> tuple[tuple[int, ...], ...]:
     return tuple(sorted(result))
 
 
-def block_products(K: Any, shapes: Sequence[BlockShape], members: Sequence[Sequence[int]],
+def block_products(K: ArrayBackend, shapes: Sequence[BlockShape], members: Sequence[Sequence[int]],
                    groups: Sequence[Sequence[int]], matrices: Sequence[Any],
                    keep: dict[int, Sequence[int]] | None = None,
                    prefixes: dict[int, list[Any]] | None = None) -> list[Any]:
@@ -94,7 +95,7 @@ def block_products(K: Any, shapes: Sequence[BlockShape], members: Sequence[Seque
     return products
 
 
-def _single(K: Any, diagonal: bool, placements: Sequence[Placement], members: Sequence[int],
+def _single(K: ArrayBackend, diagonal: bool, placements: Sequence[Placement], members: Sequence[int],
             matrices: Sequence[Any], wanted: Sequence[int], prefixes: Any, index: int, size: int) -> Any:
     """One block's product, member by member (a lone member covering the block is its matrix)."""
     first = matrices[members[0]]
@@ -116,7 +117,7 @@ def _single(K: Any, diagonal: bool, placements: Sequence[Placement], members: Se
     return product
 
 
-def _apply_stacked(K: Any, array: Any, stack: Any, placement: Placement, count: int,
+def _apply_stacked(K: ArrayBackend, array: Any, stack: Any, placement: Placement, count: int,
                    stacked: bool) -> Any:
     """``count`` matrices (or diagonals) applied to ``count`` stacked arrays, or to one array."""
     lead = (count,) if stacked else (1,)

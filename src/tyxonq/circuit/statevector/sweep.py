@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.cache_registry import register_cache
+from ...numerics.protocol import ArrayBackend
 from ..operations.fusion import fuse_for_sweep
 from ..operations.gates import gate_matrices, gate_matrix
 from ..operations.operation import Operation
@@ -74,6 +76,14 @@ def sweep_program(num_qubits: int, operations: Sequence[Operation], max_ndim: in
     return program
 
 
+def _clear_sweep_programs() -> None:
+    with _PROGRAMS_LOCK:
+        _PROGRAMS.clear()
+
+
+register_cache("sweep programs", lambda: len(_PROGRAMS), _clear_sweep_programs)
+
+
 def _build_program(num_qubits: int, operations: Sequence[Operation], max_ndim: int) -> SweepProgram:
     blocks = []
     for qubits, members, diagonal in fuse_for_sweep(operations, max_ndim):
@@ -92,7 +102,8 @@ def _build_program(num_qubits: int, operations: Sequence[Operation], max_ndim: i
 
 
 # -- binding --------------------------------------------------------------------------------
-def bind_matrices(K: Any, operations: Sequence[Operation], wanted: Sequence[int] | None = None) -> list[Any]:
+def bind_matrices(K: ArrayBackend, operations: Sequence[Operation],
+                  wanted: Sequence[int] | None = None) -> list[Any]:
     """Every operation's matrix (only the ``wanted`` indices', the rest ``None``); parametrised
     gates of one kind are built in one call.
 
@@ -124,7 +135,7 @@ def bind_matrices(K: Any, operations: Sequence[Operation], wanted: Sequence[int]
     return matrices
 
 
-def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
+def block_operators(K: ArrayBackend, program: SweepProgram, matrices: Sequence[Any],
                     keep: dict[int, Sequence[int]] | None = None,
                     prefixes: dict[int, list[Any]] | None = None) -> list[Any]:
     """Each block's operator: its ``2^k x 2^k`` matrix, or its diagonal for a diagonal block.
@@ -136,7 +147,7 @@ def block_operators(K: Any, program: SweepProgram, matrices: Sequence[Any],
                           program.groups, matrices, keep, prefixes)
 
 
-def apply_block(K: Any, array: Any, operator: Any, placement: Placement, diagonal: bool,
+def apply_block(K: ArrayBackend, array: Any, operator: Any, placement: Placement, diagonal: bool,
                 adjoint: bool = False) -> Any:
     """A block's operator (or its adjoint) applied to an array as ``placement`` says."""
     if adjoint:
@@ -146,19 +157,19 @@ def apply_block(K: Any, array: Any, operator: Any, placement: Placement, diagona
     return apply_placed(K, array, operator, placement)
 
 
-def zero_state(K: Any, num_qubits: int) -> Any:
+def zero_state(K: ArrayBackend, num_qubits: int) -> Any:
     """``|0...0>`` on the backend."""
     return K.concatenate([K.ones((1,), K.dtype), K.zeros((2 ** num_qubits - 1,), K.dtype)])
 
 
-def run_sweep(K: Any, program: SweepProgram, operators: Sequence[Any], state: Any) -> Any:
+def run_sweep(K: ArrayBackend, program: SweepProgram, operators: Sequence[Any], state: Any) -> Any:
     """The state after every block of ``program`` applied to ``state`` (shape ``(2^n,)``)."""
     for block, operator in zip(program.blocks, operators):
         state = apply_block(K, state, operator, block.placement, block.diagonal)
     return state
 
 
-def sweep_state(K: Any, num_qubits: int, operations: Sequence[Operation], state: Any = None) -> Any:
+def sweep_state(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation], state: Any = None) -> Any:
     """The state of a circuit by one sweep (``state``: input state, ``None`` for ``|0...0>``).
 
     Examples

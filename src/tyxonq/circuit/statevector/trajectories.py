@@ -17,6 +17,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ...numerics.moves import permutation_moves, permute
+from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation
 from .placement import apply_placed, place
 from .sweep import apply_block, bind_matrices, block_operators, sweep_program
@@ -49,7 +50,7 @@ def _segments(operations: Sequence[Operation]) -> list[tuple[str, Any]]:
     return segments
 
 
-def _prepared(K: Any, num_qubits: int, operations: Sequence[Operation]) -> list[tuple]:
+def _prepared(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation]) -> list[tuple]:
     """Per segment what every batch reuses: a gate run's fused blocks and their operators, a
     channel's Kraus stack and ``K_a^dagger K_a``."""
     max_ndim = K.capabilities.max_ndim
@@ -79,7 +80,7 @@ def _fixed_weights(channel: Any) -> np.ndarray | None:
     return None
 
 
-def trajectory_states(K: Any, num_qubits: int, operations: Sequence[Operation], inputs: Any,
+def trajectory_states(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation], inputs: Any,
                       trajectories: int, rng: np.random.Generator) -> Iterator[Any]:
     """The final states of ``trajectories`` trajectories, in batches of shape ``(batch, 2^n)``."""
     n, max_ndim = num_qubits, K.capabilities.max_ndim
@@ -99,13 +100,13 @@ def trajectory_states(K: Any, num_qubits: int, operations: Sequence[Operation], 
         yield states
 
 
-def _initial(K: Any, n: int, inputs: Any, count: int) -> Any:
+def _initial(K: ArrayBackend, n: int, inputs: Any, count: int) -> Any:
     if inputs is None:
         return K.concatenate([K.ones((count, 1), K.dtype), K.zeros((count, 2 ** n - 1), K.dtype)], axis=1)
     return K.ones((count, 1), K.dtype_of(inputs)) * K.reshape(inputs, (1, 2 ** n))
 
 
-def _branch(K: Any, states: Any, qubits: tuple[int, ...], stack: Any, products: Any,
+def _branch(K: ArrayBackend, states: Any, qubits: tuple[int, ...], stack: Any, products: Any,
             fixed_weights: np.ndarray | None, n: int, count: int, rng: np.random.Generator) -> Any:
     """Every trajectory through one channel: its branch drawn with probability ``||K_a psi||^2``
     (``fixed_weights``, when the channel is a mixture of unitaries)."""
@@ -135,7 +136,7 @@ def _branch(K: Any, states: Any, qubits: tuple[int, ...], stack: Any, products: 
     return K.reshape(restored, (count, 2 ** n))
 
 
-def local_values(K: Any, states: Any, matrices: Sequence[Any], groups: Sequence[tuple[int, ...]],
+def local_values(K: ArrayBackend, states: Any, matrices: Sequence[Any], groups: Sequence[tuple[int, ...]],
                  n: int) -> Any:
     """``<psi|O_1 ... O_m|psi>`` (complex) of every state in a batch ``(batch, 2^n)``."""
     count = K.shape(states)[0]

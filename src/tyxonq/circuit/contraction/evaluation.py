@@ -25,6 +25,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.moves import Move, permute
+from ...numerics.protocol import ArrayBackend
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
 from .batching import Gathered, bind_group, group_program
@@ -66,7 +67,7 @@ def _batched(binder: Binder, plan: Plan, members: list[Request]) -> tuple[Compil
     return contraction, moves, stacked
 
 
-def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
+def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                       requests: Sequence[Request]) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
     that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded."""
@@ -91,7 +92,7 @@ def evaluate_requests(K: Any, operations: Sequence[Operation], inputs: Any,
     return results
 
 
-def evaluate_scalars(K: Any, operations: Sequence[Operation], inputs: Any,
+def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                      requests: Sequence[Request]) -> Any:
     """The scalar results of requests (expectations, amplitudes) as one backend vector, in request
     order: each group's batched result is used as it comes, not split and stacked again."""
@@ -130,7 +131,7 @@ def retained_size(requests: Sequence[Request]) -> int:
     return largest
 
 
-def value_and_angle_gradients(K: Any, operations: Sequence[Operation], inputs: Any,
+def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                               requests: Sequence[Request],
                               wanted: dict[int, list[tuple[int, int]]],
                               slot_count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +204,7 @@ def _collect(program: tuple, group: list[Request], members: list[int], environme
             contributions[key].append((np.asarray([term]), np.asarray([leaf.index]), row[None]))
 
 
-def _inverse_permute(K: Any, array: Any, moves: Sequence[Move], shape: tuple[int, ...]) -> Any:
+def _inverse_permute(K: ArrayBackend, array: Any, moves: Sequence[Move], shape: tuple[int, ...]) -> Any:
     for reshape, axes in reversed(moves):
         moved = tuple(reshape[a] for a in axes)
         inverse = tuple(sorted(range(len(axes)), key=lambda a: axes[a]))
