@@ -1,4 +1,7 @@
-"""Evaluating networks, several at once, and reverse mode through their plans.
+"""Evaluating networks, several at once, and reverse mode through their plans: the orchestrator of
+the contraction pipeline, requests -> plans (:mod:`~tyxonq.circuit.contraction.plan`) -> bound
+leaves (:mod:`~tyxonq.circuit.contraction.binding`, :mod:`~tyxonq.circuit.contraction.batching`)
+-> execution (:mod:`~tyxonq.circuit.contraction.execution`) -> results.
 
 A :class:`Request` is one network to contract (its plan and what binds it: observables, bits).
 :func:`evaluate_requests` binds the leaves of many requests through one
@@ -30,9 +33,10 @@ from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
 from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
+from .execution import run_contraction, run_plan
 from .executor import CompiledContraction
 from .network import operation_form
-from .plan import NetworkPlan, Plan, run_contraction, run_plan
+from .plan import NetworkPlan, Plan
 from .rehearsal import placeholder, record, rehearsing
 
 __all__ = ["Request", "evaluate_requests", "evaluate_scalars", "value_and_angle_gradients",

@@ -30,8 +30,8 @@ from .network import Network
 from .plan_store import discard_path, load_path, store_path
 from .simplify import rank_simplify
 
-__all__ = ["Plan", "NetworkPlan", "get_plan", "run_plan", "run_contraction", "plan_cache_info",
-           "clear_plan_cache", "set_plan_cache", "PlanCacheInfo", "structure_token"]
+__all__ = ["Plan", "NetworkPlan", "get_plan", "get_plans", "plan_cache_info", "clear_plan_cache",
+           "set_plan_cache", "PlanCacheInfo", "structure_token"]
 
 Legs = tuple[int, ...]
 
@@ -368,34 +368,3 @@ def get_plans(key: tuple, build: Callable[[], tuple[NetworkPlan, ...]], max_ndim
     """The cached plans of many results of one structure (the terms of a Hamiltonian) under one
     key, so a repeated evaluation looks them up at once; ``build`` makes them by :func:`get_plan`."""
     return _CACHE.many(key + (get_contractor().cache_key, max_ndim, thorough), build)
-
-
-def run_plan(network_plan: NetworkPlan, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
-    """Contract bound leaf arrays (network order) along the plan and shape the result (one
-    compiled program for eager calls on JAX: see :func:`run_compiled`)."""
-    return run_compiled(network_plan, K, lambda *leaves: _run(network_plan, K, leaves), tensors)
-
-
-def run_contraction(contraction: CompiledContraction, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
-    """``contraction.run(K, tensors)``, as one compiled program for eager calls on JAX."""
-    return run_compiled(contraction, K, lambda *leaves: contraction.run(K, list(leaves)), tensors)
-
-
-def run_compiled(owner: Any, K: ArrayBackend, function: Callable[..., Any], tensors: Sequence[Any]) -> Any:
-    """``function(*tensors)``; on a backend that compiles whole functions (JAX), outside a
-    compiled program, through ``K.jit(function)`` made once per ``owner`` (a plan or
-    contraction) and backend: op by op, JAX compiles every transpose, reshape and product of a
-    new shape on its own (a 20-qubit state's first eager call took 8.5 s that way, 2.6 s
-    compiled whole)."""
-    if not K.capabilities.compiles_whole_functions or K.compiling():
-        return function(*tensors)
-    runs = owner.__dict__.setdefault("_compiled_runs", {})
-    if K not in runs:
-        runs[K] = K.jit(function)
-    return runs[K](*tensors)
-
-
-def _run(network_plan: NetworkPlan, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
-    plan = network_plan.plan
-    result = plan.contraction.run(K, network_plan.arrange(K, tensors))
-    return K.reshape(permute(K, result, plan.output_moves), network_plan.output_shape)
