@@ -145,3 +145,19 @@ def test_the_memory_refusal_holds_at_any_width():
             tq.Circuit(n).state()
     assert format_bytes(2 ** 100) == "2^100 B"
     assert sample_bytes(10, 3, "bitstrings", bits=True) > sample_bytes(10, 3, "counts", bits=False)
+
+
+def test_a_memory_limit_lowers_every_pre_check():
+    """tq.set_memory_limit / tq.use_memory_limit cap what one intermediate may take: a state that
+    fits the device is refused under the cap (and computed again without it); bad caps are
+    refused by name."""
+    c = tq.Circuit(16).h(0)
+    with tq.use_memory_limit("512 KiB") as cap:
+        assert cap == 512 * 1024 and tq.memory_limit() == cap
+        with pytest.raises(MemoryError, match="1 MiB .* but 512 KiB is available under tq.set_memory_limit"):
+            c.state()
+    assert tq.memory_limit() == math.inf
+    assert c.state().shape == (2 ** 16,)
+    for bad, error in (("lots", ValueError), (-1, ValueError), (True, TypeError), ([1], TypeError)):
+        with pytest.raises(error, match="limit="):
+            tq.set_memory_limit(bad)

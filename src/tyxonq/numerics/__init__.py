@@ -18,6 +18,7 @@ from .errors import (
     DimensionLimitError,
     VectorizationError,
 )
+from .memory import memory_limit, set_memory_limit, use_memory_limit
 from .numpy_backend import NumpyBackend
 from .persistent_cache import PersistentCacheWarning, persistent_cache_directory, set_persistent_cache
 from .protocol import ArrayBackend
@@ -45,6 +46,9 @@ __all__ = [
     "set_persistent_cache",
     "persistent_cache_directory",
     "PersistentCacheWarning",
+    "set_memory_limit",
+    "use_memory_limit",
+    "memory_limit",
     "value_and_grad",
     "grad",
     "vmap",

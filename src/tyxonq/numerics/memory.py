@@ -1,12 +1,21 @@
-"""Checking, before allocating, that a result fits in the backend's memory."""
+"""Checking, before allocating, that a result fits in the backend's memory, or in a lower budget
+set with :func:`set_memory_limit`."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import numbers
+import re
+from typing import Any, Iterator
+
+from .._context import ContextualSetting
 from .base import host_available_memory
 from .protocol import ArrayBackend
 
 __all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes",
-           "fits_in_memory", "ContractionTooLarge"]
+           "fits_in_memory", "ContractionTooLarge", "set_memory_limit", "use_memory_limit",
+           "memory_limit", "memory_budget"]
 
 #: Sizes below this are not checked (every supported device has more free).
 ALWAYS_FITS_BYTES = 16 * 2 ** 20
@@ -53,10 +62,79 @@ class ContractionTooLarge(MemoryError):
     route before passing the refusal on."""
 
 
+_LIMIT: ContextualSetting[float] = ContextualSetting("tyxonq_memory_limit", fallback=lambda: math.inf)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB|PiB)?\s*$")
+
+
+def _checked_limit(limit: Any) -> float:
+    if limit is None:
+        return math.inf
+    if isinstance(limit, str):
+        match = _SIZE.match(limit)
+        if match is None:
+            raise ValueError(f"limit={limit!r} must be a number of bytes or a size such as '512 MiB'")
+        value = float(match.group(1)) * 1024 ** _UNITS.index(match.group(2) or "B")
+    elif isinstance(limit, numbers.Real) and not isinstance(limit, bool):
+        value = float(limit)
+    else:
+        raise TypeError(f"limit={limit!r} must be a number of bytes, a size such as '512 MiB', or None")
+    if not value > 0:
+        raise ValueError(f"limit={limit!r} must be positive")
+    return value
+
+
+def set_memory_limit(limit: int | str | None) -> float:
+    """Cap the memory any one intermediate (a state, a contraction's largest tensor) may take, below
+    what the device has: ``limit`` bytes (or a size such as ``"512 MiB"``); ``None`` removes the
+    cap. Every memory pre-check (states, contractions' largest intermediates, the adjoint
+    sweep's vectors) then compares with the cap; what exceeds it takes another route or is
+    refused with the sizes in the message. Returns the cap in bytes (``inf``: none).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> tq.set_memory_limit("1 GiB")
+    1073741824.0
+    >>> tq.set_memory_limit(None)
+    inf
+    """
+    return _LIMIT.set(_checked_limit(limit))
+
+
+@contextlib.contextmanager
+def use_memory_limit(limit: int | str | None) -> Iterator[float]:
+    """:func:`set_memory_limit` inside the block only (thread- and task-local).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> with tq.use_memory_limit("64 MiB") as cap:
+    ...     cap, tq.memory_limit()
+    (67108864.0, 67108864.0)
+    """
+    with _LIMIT.override(_checked_limit(limit)) as value:
+        yield value
+
+
+def memory_limit() -> float:
+    """The active cap in bytes (``inf``: none)."""
+    return _LIMIT.get()
+
+
+def memory_budget(K: ArrayBackend) -> float:
+    """The bytes one intermediate may take on ``K``: its free memory, or the cap if lower."""
+    return min(float(K.available_memory()), _LIMIT.get())
+
+
+def _always_fits(needed: float) -> bool:
+    """Sizes below :data:`ALWAYS_FITS_BYTES` need no device query, unless a lower cap is set."""
+    return needed <= min(ALWAYS_FITS_BYTES, _LIMIT.get())
+
+
 def fits_in_memory(K: ArrayBackend, elements: int) -> bool:
-    """Whether ``elements`` complex numbers fit in the backend's memory."""
+    """Whether ``elements`` complex numbers fit in the backend's memory (and the cap)."""
     needed = elements * (16 if K.precision == "complex128" else 8)
-    return needed <= ALWAYS_FITS_BYTES or needed <= K.available_memory()
+    return _always_fits(needed) or needed <= memory_budget(K)
 
 
 def require_memory(K: ArrayBackend, elements: int, what: str, hint: str,
@@ -65,13 +143,14 @@ def require_memory(K: ArrayBackend, elements: int, what: str, hint: str,
     not fit."""
     itemsize = 16 if K.precision == "complex128" else 8
     needed = elements * itemsize
-    if needed <= ALWAYS_FITS_BYTES:  # not worth asking the device (a file read on the host)
+    if _always_fits(needed):  # not worth asking the device (a file read on the host)
         return
-    available = K.available_memory()
+    available = memory_budget(K)
     if needed > available:
+        where = f"on {K.capabilities.device}" if available < _LIMIT.get() else "under tq.set_memory_limit"
         raise refusal(
             f"{what} needs {format_bytes(needed)} ({format_count(elements)} {K.precision} entries) but "
-            f"{format_bytes(available)} is available on {K.capabilities.device}. {hint}"
+            f"{format_bytes(available)} is available {where}. {hint}"
         )
 
 

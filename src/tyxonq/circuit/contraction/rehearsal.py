@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from ...numerics.memory import format_bytes
+from ...numerics.memory import format_bytes, memory_budget
 from ...numerics.protocol import ArrayBackend
 from .paths import estimated_seconds
 
@@ -149,7 +149,7 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         width = max(width, math.log2(plan.largest_tensor_size))
     for plan, batch in plans.items():
         memory = max(memory, plan.largest_tensor_size * batch * itemsize)
-    available = K.available_memory()
+    available = int(min(memory_budget(K), 2 ** 62))
     cost = flops + 64 * writes
     return ContractionReport(
         contractions=sum(kind == "contraction" for kind, _ in log), distinct_plans=len(plans),

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
+from ...numerics.memory import memory_budget
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation
 from .tracing import active_gradient_method, gradient_method
@@ -93,7 +94,7 @@ def _host_sized(K: ArrayBackend, circuit: Any) -> bool:
     n = circuit.num_qubits
     if not circuit.has_state_vector() or n <= TWIN_QUBITS:
         return True
-    return 3 * 2 ** n * 16 > K.available_memory()  # no sweep: contractions
+    return 3 * 2 ** n * 16 > memory_budget(K)  # no sweep: contractions
 
 
 def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.dual import Dual, TracingError
-from ...numerics.memory import require_memory
+from ...numerics.memory import memory_budget, require_memory
 from ...numerics.protocol import ArrayBackend
 from ..contraction.evaluation import contraction_cost, value_and_angle_gradients
 from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
@@ -137,7 +137,7 @@ def uses_contraction(K: ArrayBackend, plain: Any, requests: list) -> bool:
     passes over the state per fused block), the sweep's three state vectors do not fit, or there
     is no state vector to sweep (a density matrix)."""
     n = plain.num_qubits
-    if not plain.has_state_vector() or 3 * 2 ** n * 16 > K.available_memory():
+    if not plain.has_state_vector() or 3 * 2 ** n * 16 > memory_budget(K):
         return True
     blocks = len(sweep_program(n, plain.operations, K.capabilities.max_ndim).blocks) if n <= 24 \
         else len(plain.operations)
