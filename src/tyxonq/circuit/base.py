@@ -11,6 +11,7 @@ start from, and in the results that need the whole state.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,13 +20,20 @@ from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, random_generator
 from ..numerics.dual import TracingError
 from ..numerics.lanes import LanesError
-from ..numerics.memory import ContractionTooLarge, fits_in_memory, require_memory, require_sample_memory
+from ..numerics.memory import (
+    ContractionTooLarge,
+    fits_in_memory,
+    memory_budget,
+    require_memory,
+    require_sample_memory,
+)
 from ..numerics.protocol import ArrayBackend
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
+from .contraction.slicing import SLICED_COST_FACTOR, find_slicing, plan_cost
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import announce_traced_circuit
 from .operations.gates import constant
@@ -112,19 +120,42 @@ class CircuitBase(SimulatorBase):
         # longer path search pays off (eager calls, even on JAX, get the quick one)
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
                         output_shape, thorough=K.compiling())
-        self._check_plan_memory(K, plan.largest_tensor_size, what, request[0] in WHOLE_STATE_REQUESTS)
-        return plan
+        return self._within_memory(K, plan, what, request[0] in WHOLE_STATE_REQUESTS)
 
-    def _check_plan_memory(self, K: ArrayBackend, elements: int, what: str, whole_state: bool) -> None:
-        """Refuse a plan whose largest intermediate does not fit (:class:`ContractionTooLarge`,
-        which :meth:`_routed` answers by another exact route where there is one); a rehearsal
-        records the route that would be taken instead."""
+    def _within_memory(self, K: ArrayBackend, network_plan: NetworkPlan, what: str,
+                       whole_state: bool) -> NetworkPlan:
+        """``network_plan`` if its largest intermediate fits the memory budget; else the same
+        network sliced to fit (:mod:`~tyxonq.circuit.contraction.slicing`) where the slices cost at
+        most ``SLICED_COST_FACTOR`` times the whole; else a refusal (:class:`ContractionTooLarge`,
+        which :meth:`_routed` answers by another exact route where there is one). A rehearsal
+        records the route that would be taken instead of refusing."""
+        if network_plan.slicing is not None or fits_in_memory(K, network_plan.largest_tensor_size):
+            return network_plan
+        sliced, why = self._sliced(K, network_plan)
+        if sliced is not None:
+            return sliced
         if rehearsing():
-            if not whole_state and not fits_in_memory(K, elements) and self._exact_mps_allowed():
+            if not whole_state and self._exact_mps_allowed():
                 record("route", name="exact-mps")
-            return
-        require_memory(K, elements, f"{what} (its largest intermediate tensor)",
-                       LIGHT_CONE_HINT if whole_state else LOCAL_RESULT_HINT, ContractionTooLarge)
+            return network_plan
+        require_memory(K, network_plan.largest_tensor_size, f"{what} (its largest intermediate tensor)",
+                       f"{why} {LIGHT_CONE_HINT if whole_state else LOCAL_RESULT_HINT}", ContractionTooLarge)
+        return network_plan  # pragma: no cover - require_memory raised
+
+    def _sliced(self, K: ArrayBackend, network_plan: NetworkPlan) -> tuple[NetworkPlan | None, str]:
+        """The network plan sliced to the budget, or ``None`` and why not."""
+        target = int(memory_budget(K) // (3 * (16 if K.precision == "complex128" else 8)))
+        if target not in network_plan.slicings:
+            network_plan.slicings[target] = find_slicing(network_plan, target)
+        slicing = network_plan.slicings[target]
+        if slicing is None:
+            return None, "No slicing of it fits (its output alone is too large, or cotengra is missing)."
+        ratio = slicing.count * plan_cost(slicing.network_plan) / max(plan_cost(network_plan), 1.0)
+        if ratio > SLICED_COST_FACTOR:
+            return None, (f"Slicing it into {slicing.count} slices would fit but cost {ratio:.3g} times the "
+                          f"whole contraction (more than {SLICED_COST_FACTOR:g}x).")
+        record("route", name="sliced")
+        return replace(network_plan, slicing=slicing), ""
 
     def _exact_mps_allowed(self) -> bool:
         """Whether a refused local result may be tried as an untruncated MPS (pure circuits)."""
@@ -232,8 +263,7 @@ class CircuitBase(SimulatorBase):
         self.check_exact("expectation()")
         plans = get_plans(("pauli", tuple(strings), token), plan_each, K.capabilities.max_ndim,
                           K.compiling())
-        self._check_plan_memory(K, max((plan.largest_tensor_size for plan in plans), default=1),
-                                "expectation()", whole_state=False)
+        plans = tuple(self._within_memory(K, plan, "expectation()", whole_state=False) for plan in plans)
         operators = {letter: constant(K, letter) for letter in "xyz"}
         return [Request(plan, [operators[letter] for _, letter in term], [1] * len(term))
                 for plan, term in zip(plans, factors)]

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.memory import fits_in_memory, memory_budget
 from ...numerics.moves import Move, permute
 from ...numerics.protocol import ArrayBackend
 from ..operations.gates import gate_derivatives
@@ -64,6 +65,50 @@ def _groups(requests: Sequence[Request]) -> dict[Plan, list[int]]:
     return groups
 
 
+def _batches(K: ArrayBackend, requests: Sequence[Request],
+             entries_per_member: Any) -> list[tuple[Plan, list[int]]]:
+    """The requests grouped by plan, each group in batches whose ``entries_per_member(plan)``
+    times their size fits the memory budget (every group in one batch where it fits)."""
+    batches = []
+    for plan, members in _groups(requests).items():
+        per_member = max(1, entries_per_member(plan))
+        if fits_in_memory(K, len(members) * per_member):  # the common case: no device query
+            batches.append((plan, members))
+            continue
+        size = max(1, int(memory_budget(K) / (16 if K.precision == "complex128" else 8) // per_member))
+        batches += [(plan, members[start:start + size]) for start in range(0, len(members), size)]
+    return batches
+
+
+def _expanded(requests: Sequence[Request]) -> tuple[list[Request], list[int] | None]:
+    """Each sliced request as its slices (the sliced network's plan, the slice values appended to
+    its bits), and the request each came from (``None``: no request is sliced)."""
+    if all(request.network_plan.slicing is None for request in requests):
+        return list(requests), None
+    expanded, owners = [], []
+    for index, request in enumerate(requests):
+        slicing = request.network_plan.slicing
+        if slicing is None:
+            expanded.append(request)
+            owners.append(index)
+            continue
+        for bits in slicing.requests_bits(tuple(request.bits)):
+            expanded.append(Request(slicing.network_plan, request.operators, request.operator_sizes, bits))
+            owners.append(index)
+    return expanded, owners
+
+
+def _forward_entries(plan: Plan) -> int:
+    """Entries a batch member holds at once in a forward contraction: its largest intermediate,
+    and the operands it is made from."""
+    return 3 * plan.largest_tensor_size
+
+
+def _reverse_entries(plan: Plan) -> int:
+    """Entries a batch member keeps for reverse mode (see :func:`retained_size`)."""
+    return 2 * plan.contraction.writes + sum(2 ** len(legs) for legs in plan.legs)
+
+
 def _batched(binder: Binder, plan: Plan, members: list[Request]) -> tuple[CompiledContraction, tuple, list]:
     """The batched contraction of a group, its output moves, and the group's stacked leaves."""
     contraction, moves = plan.batched(len(members))
@@ -75,14 +120,19 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
                       requests: Sequence[Request]) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
     that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded."""
+    outputs = requests
+    requests, owners = _expanded(requests)
     if rehearsing():
         for members in _groups(requests).values():
             for index in members:
                 record("contraction", network_plan=requests[index].network_plan, batch=len(members))
-        return [placeholder(K, request.network_plan.output_shape) for request in requests]
+        for request in outputs:
+            if request.network_plan.slicing is not None:
+                record("slices", count=request.network_plan.slicing.count)
+        return [placeholder(K, request.network_plan.output_shape) for request in outputs]
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
-    for plan, members in _groups(requests).items():
+    for plan, members in _batches(K, requests, _forward_entries):
         if len(members) == 1:
             request = requests[members[0]]
             results[members[0]] = run_plan(request.network_plan, K, binder.bind(request.network_plan.network,
@@ -93,7 +143,15 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
         result = K.reshape(permute(K, run_contraction(contraction, K, stacked), moves), shape)
         for position, index in enumerate(members):
             results[index] = result[position]
-    return results
+    return results if owners is None else _summed(K, results, owners, len(outputs))
+
+
+def _summed(K: ArrayBackend, results: list[Any], owners: list[int], count: int) -> list[Any]:
+    """The results of the slices of each request, added up (in slice order)."""
+    totals: list[Any] = [None] * count
+    for result, owner in zip(results, owners):
+        totals[owner] = result if totals[owner] is None else totals[owner] + result
+    return totals
 
 
 def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -103,9 +161,11 @@ def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: A
     if rehearsing():
         evaluate_requests(K, operations, inputs, requests)
         return K.zeros((len(requests),), K.dtype)
+    if any(request.network_plan.slicing is not None for request in requests):
+        return K.stack([K.reshape(value, ()) for value in evaluate_requests(K, operations, inputs, requests)])
     binder = Binder(K, operations, inputs)
     pieces, order = [], []
-    for plan, members in _groups(requests).items():
+    for plan, members in _batches(K, requests, _forward_entries):
         if len(members) == 1:
             request = requests[members[0]]
             result = run_plan(request.network_plan, K, binder.bind(request.network_plan.network,
@@ -145,10 +205,12 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
     values, shape ``(len(requests),)``, and the gradients, shape ``(len(requests), slot_count)``
     (complex: take the real part of a real objective's).
     """
+    outputs = requests
+    requests, owners = _expanded(requests)
     binder = Binder(K, operations, inputs)
     values = np.zeros(len(requests), dtype=complex)
     contributions: dict[tuple, list] = defaultdict(list)
-    for plan, members in _groups(requests).items():
+    for plan, members in _batches(K, requests, _reverse_entries):
         group = [requests[i] for i in members]
         contraction, _, stacked = _batched(binder, plan, group)
         program = group_program([r.network_plan for r in group], binder)
@@ -160,7 +222,13 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
         _collect(program, group, members, host, binder, contributions)
     gradients = np.zeros((len(requests), slot_count), dtype=complex)
     _assemble(operations, contributions, wanted, gradients)
-    return values, gradients
+    if owners is None:
+        return values, gradients
+    total_values = np.zeros(len(outputs), dtype=complex)
+    total_gradients = np.zeros((len(outputs), slot_count), dtype=complex)
+    np.add.at(total_values, owners, values)
+    np.add.at(total_gradients, owners, gradients)
+    return total_values, total_gradients
 
 
 def _angle_positions(program: tuple, group: list[Request], binder: Binder) -> list[int]:

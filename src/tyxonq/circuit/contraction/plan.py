@@ -79,13 +79,18 @@ class Plan:
 @dataclass(frozen=True, eq=False)
 class NetworkPlan:
     """One network and its shared :class:`Plan`: canonical position ``j`` holds leaf
-    ``order[j]``, whose legs ``leaf_moves[j]`` transpose into canonical order."""
+    ``order[j]``, whose legs ``leaf_moves[j]`` transpose into canonical order. ``slicing``
+    (a :class:`~tyxonq.circuit.contraction.slicing.Slicing`): the network is contracted slice by
+    slice along that plan instead (evaluation expands a request into its slices)."""
 
     network: Network
     plan: Plan
     order: tuple[int, ...]
     leaf_moves: tuple[tuple[Move, ...], ...]
     output_shape: tuple[int, ...]
+    key: tuple = ()  # what get_plan cached it under: unique to this network
+    slicing: Any = None
+    slicings: dict = field(default_factory=dict, repr=False)  # target size -> Slicing or None
 
     @property
     def largest_tensor_size(self) -> int:
@@ -337,7 +342,7 @@ def _loaded_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, sizes: dict[i
 
 
 def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...],
-                  thorough: bool) -> NetworkPlan:
+                  thorough: bool, network_key: tuple = ()) -> NetworkPlan:
     leaf_legs = [leaf.legs for leaf in network.leaves]
     form = canonical_form(leaf_legs, network.output)
     legs, output = form.key
@@ -351,7 +356,7 @@ def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...]
         current = leaf_legs[i]
         target = tuple(current[p] for p in permutation)
         leaf_moves.append(tuple(permutation_moves(current, target, _sizes([current], ()), max_ndim)))
-    return NetworkPlan(network, plan, form.order, tuple(leaf_moves), output_shape)
+    return NetworkPlan(network, plan, form.order, tuple(leaf_moves), output_shape, network_key)
 
 
 def get_plan(key: tuple, make_network: Callable[[], Network], max_ndim: int,
@@ -360,7 +365,8 @@ def get_plan(key: tuple, make_network: Callable[[], Network], max_ndim: int,
 
     ``thorough``: search longer for a cheaper path (for plans compiled into reused programs)."""
     full_key = key + (get_contractor().cache_key, max_ndim, output_shape, thorough)
-    return _CACHE.get(full_key, lambda: _network_plan(make_network(), max_ndim, output_shape, thorough))
+    return _CACHE.get(full_key, lambda: _network_plan(make_network(), max_ndim, output_shape, thorough,
+                                                      full_key))
 
 
 def get_plans(key: tuple, build: Callable[[], tuple[NetworkPlan, ...]], max_ndim: int,

@@ -24,7 +24,7 @@ from .paths import estimated_seconds
 __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
 
 #: routes in the order a result tries them (an exact MPS where the contraction does not fit)
-ROUTE_ORDER = ("basis-state", "sweep", "contraction", "exact-mps")
+ROUTE_ORDER = ("basis-state", "sweep", "contraction", "sliced", "exact-mps")
 
 _LOG: contextvars.ContextVar[list | None] = contextvars.ContextVar("tyxonq_rehearsal", default=None)
 
@@ -89,8 +89,12 @@ class ContractionReport:
         State vectors computed by a block sweep instead of a contraction (small ``state()``).
     routes : tuple of str
         How the result is computed, in order of first use: ``"contraction"``, ``"sweep"``,
-        ``"basis-state"`` (a circuit that keeps a basis state one: propagated, nothing contracted)
-        and ``"exact-mps"`` (a contraction that does not fit, tried as an untruncated MPS first).
+        ``"basis-state"`` (a circuit that keeps a basis state one: propagated, nothing contracted),
+        ``"sliced"`` (a contraction over the memory budget, contracted slice by slice) and
+        ``"exact-mps"`` (a contraction that does not fit, tried as an untruncated MPS first).
+    slices : int
+        Slices of the sliced contractions (0: none sliced); ``contractions``, ``width`` and
+        ``flops`` then count every slice, at its own width.
     """
 
     contractions: int
@@ -108,6 +112,7 @@ class ContractionReport:
     estimated_seconds: float
     sweeps: int = 0
     routes: tuple[str, ...] = ()
+    slices: int = 0
 
     @property
     def log10_flops(self) -> float:
@@ -121,6 +126,7 @@ class ContractionReport:
                 f"{format_bytes(self.available_bytes)}{'' if self.fits else ' (does not fit)'}; "
                 f"planned in {self.planning_seconds:.3g} s, estimated {self.estimated_seconds:.3g} s"
                 + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else "")
+                + (f"; {self.slices} slices" if self.slices else "")
                 + (f"; route: {' then '.join(self.routes)}" if self.routes else ""))
 
 
@@ -131,7 +137,11 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
     flops = writes = 0.0
     width, memory, sweeps = 0.0, 0, 0
     routes: dict[str, None] = {}
+    slices = 0
     for kind, details in log:
+        if kind == "slices":
+            slices += details["count"]
+            continue
         routes[details["name"] if kind == "route" else kind] = None
         if kind == "route":
             continue
@@ -157,7 +167,7 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         cost=cost, memory_bytes=memory, available_bytes=available, fits=memory <= available,
         planning_seconds=sum(plan.planning_seconds for plan in plans),
         estimated_seconds=estimated_seconds(cost), sweeps=sweeps,
-        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)))
+        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices)
 
 
 def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:
