@@ -32,6 +32,7 @@ from .numerics import (
     ArrayBackend,
     PersistentCacheWarning,
     backend_names,
+    distributed,
     get_backend,
     memory_limit,
     persistent_cache_directory,
@@ -49,6 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "numerics",
+    "distributed",
     "circuit",
     "operators",
     "gradients",

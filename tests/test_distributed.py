@@ -1,0 +1,103 @@
+"""The communicator under the real launchers: 2 ranks under ``torchrun``, under ``mpirun``
+(oversubscribed on 2 cores) and as 2 JAX processes on localhost; every collective against the
+answer computed here, and a disagreement between ranks raised on every rank. Each run has a
+timeout: a hang fails the test instead of stalling the suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tyxonq as tq
+from tyxonq.numerics.distributed import SingleProcess, detect_launcher
+
+WORKERS = Path(__file__).parent / "distributed"
+BIN = Path(sys.executable).parent
+TIMEOUT = 240
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("localhost", 0))
+        return probe.getsockname()[1]
+
+
+def environment(**extra: str) -> dict:
+    """The test's environment without any launcher's variables (a nested launch starts clean),
+    Open MPI allowed to run as root, one thread per rank."""
+    launched = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK", "OMPI_COMM_WORLD_SIZE",
+                "PMI_SIZE", "JAX_COORDINATOR_ADDRESS", "TYXONQ_PERSISTENT_CACHE")
+    clean = {name: value for name, value in os.environ.items() if name not in launched}
+    return {**clean, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(WORKERS), **extra}
+
+
+def launch(engine: str, worker: str, *arguments: str) -> dict:
+    """Run ``worker`` on 2 ranks with ``engine``'s launcher; rank 0's JSON result."""
+    script = [str(WORKERS / worker), engine, *arguments]
+    if engine == "torch":
+        runs = [subprocess.Popen([str(BIN / "torchrun"), "--nproc-per-node", "2", "--master-port",
+                                  str(free_port()), *script], env=environment(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)]
+    elif engine == "mpi":
+        mpirun = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
+        if mpirun is None:
+            pytest.skip("mpirun is not installed (pip install 'tyxonq[distributed]')")
+        runs = [subprocess.Popen([mpirun, "-n", "2", "--oversubscribe", sys.executable, *script],
+                                 env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)]
+    else:
+        address = f"localhost:{free_port()}"
+        runs = [subprocess.Popen([sys.executable, *script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=environment(JAX_COORDINATOR_ADDRESS=address,
+                                                            JAX_NUM_PROCESSES="2", JAX_PROCESS_ID=str(rank)))
+                for rank in range(2)]
+    outputs = []
+    try:
+        for run in runs:
+            out, err = run.communicate(timeout=TIMEOUT)
+            assert run.returncode == 0, f"{engine} run failed:\n{out[-3000:]}\n{err[-5000:]}"
+            outputs.append(out)
+    finally:
+        for run in runs:
+            run.kill()
+    lines = [line for out in outputs for line in out.splitlines() if line.startswith("RESULT ")]
+    assert len(lines) == 1, outputs
+    return json.loads(lines[0][len("RESULT "):])
+
+
+@pytest.mark.parametrize("engine", ["torch", "mpi", "jax"])
+def test_collectives_under_each_launcher(engine):
+    if engine == "mpi":
+        pytest.importorskip("mpi4py")
+    if engine == "jax":
+        pytest.importorskip("jax")
+    result = launch(engine, "collectives.py")
+    ranks = [np.array([1.0 + r, 2.0 * r]) + 1j * np.array([r, 1.0]) for r in range(2)]
+    assert result["size"] == 2
+    np.testing.assert_allclose(np.array(result["sum"], dtype=float) @ [1, 1j], sum(ranks), atol=0)
+    np.testing.assert_allclose(result["real sum"], np.arange(3.0) * 3, atol=0)
+    np.testing.assert_allclose(result["gathered"], [[0.0], [1.0]], atol=0)
+    np.testing.assert_allclose(result["broadcast"], [11.0, 21.0], atol=0)
+    assert "the circuit differs between ranks (rank 0 and rank(s) [1] of 2)" in result["mismatch"]
+
+
+def test_outside_a_launcher_nothing_changes():
+    comm = tq.distributed.initialize()
+    assert isinstance(comm, SingleProcess) and (comm.rank, comm.size) == (0, 1)
+    assert tq.distributed.communicator() is comm
+    np.testing.assert_array_equal(comm.all_reduce_sum(np.array([1.0 + 2j])), [1.0 + 2j])
+    np.testing.assert_array_equal(comm.all_gather(np.array([3.0])), [[3.0]])
+    assert detect_launcher({"JAX_COORDINATOR_ADDRESS": "localhost:1"}) == "jax"
+    assert detect_launcher({"PMI_SIZE": "4"}) == "mpi"
+    with pytest.raises(ValueError, match="engine='slurm'"):
+        tq.distributed.initialize("slurm")
+    tq.distributed.finalize()
