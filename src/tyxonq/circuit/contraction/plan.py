@@ -27,7 +27,7 @@ from .canonical import canonical_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, compile_path
 from .network import Network
-from .plan_store import discard_path, load_path, store_path
+from .plan_store import load_path, report_wrong_path, store_path
 from .simplify import rank_simplify
 
 __all__ = ["Plan", "NetworkPlan", "get_plan", "get_plans", "plan_cache_info", "clear_plan_cache",
@@ -336,7 +336,7 @@ def _loaded_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, sizes: dict[i
         contraction = None
     if contraction is None or contraction.largest_size != stored.largest_size or \
             set(contraction.result_legs) != set(output):
-        discard_path(key)
+        report_wrong_path(key)
         return None
     return stored.path, stored.simplification_steps, stored.finder, contraction
 

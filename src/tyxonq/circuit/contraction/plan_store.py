@@ -26,7 +26,7 @@ from typing import Any
 
 from ...numerics.persistent_cache import persistent_cache_directory, report_cache_problem
 
-__all__ = ["StoredPath", "load_path", "store_path", "discard_path"]
+__all__ = ["StoredPath", "load_path", "store_path", "report_wrong_path"]
 
 FORMAT = 2
 _FIELDS = {"format": int, "key": str, "path": list, "simplification_steps": int, "finder": str,
@@ -108,9 +108,9 @@ def store_path(key: tuple, path: Any, simplification_steps: int, finder: str, la
                 pass
 
 
-def discard_path(key: tuple) -> None:
-    """Report the entry of ``key`` as damaged (the caller found its path wrong for the network);
-    the caller's search rewrites it."""
+def report_wrong_path(key: tuple) -> None:
+    """Report the entry of ``key`` as damaged: its path compiled to another largest tensor than
+    it recorded (the caller searches again, and its store rewrites the entry)."""
     report_damaged(_file(key))
 
 

@@ -112,8 +112,9 @@ def find_slicing(network_plan: NetworkPlan, target_size: int) -> Slicing | None:
     cut = frozenset(sliced.sliced_inds)
     names = _leg_names(network, plan)
     legs = tuple(sorted(names[leg] for leg in cut))
-    sliced_network = slice_network(network, legs, bit_offset(network))
-    return Slicing(legs, bit_offset(network), _plan_without(network_plan, sliced_network, cut, names))
+    offset = bit_offset(network)
+    sliced_network = slice_network(network, legs, offset)
+    return Slicing(legs, offset, _plan_without(network_plan, sliced_network, cut, names))
 
 
 def _plan_without(network_plan: NetworkPlan, sliced_network: Network, cut: frozenset,
