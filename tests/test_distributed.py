@@ -40,9 +40,11 @@ def environment(**extra: str) -> dict:
             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(WORKERS), **extra}
 
 
-def launch(engine: str, worker: str, *arguments: str) -> dict:
-    """Run ``worker`` on 2 ranks with ``engine``'s launcher; rank 0's JSON result."""
-    script = [str(WORKERS / worker), engine, *arguments]
+def run_launcher(engine: str, worker: str, *arguments: str) -> list[tuple[int, str, str]]:
+    """Run the script ``worker`` (in ``tests/distributed`` unless a path) with ``arguments`` on 2
+    ranks with ``engine``'s launcher: each launched process's return code, standard output and
+    standard error (one launcher process, or the 2 JAX processes), within :data:`TIMEOUT` s."""
+    script = [str(WORKERS / worker), *arguments]
     if engine == "torch":
         runs = [subprocess.Popen([str(BIN / "torchrun"), "--nproc-per-node", "2", "--master-port",
                                   str(free_port()), *script], env=environment(), stdout=subprocess.PIPE,
@@ -60,18 +62,31 @@ def launch(engine: str, worker: str, *arguments: str) -> dict:
                                  text=True, env=environment(JAX_COORDINATOR_ADDRESS=address,
                                                             JAX_NUM_PROCESSES="2", JAX_PROCESS_ID=str(rank)))
                 for rank in range(2)]
-    outputs = []
+    finished = []
     try:
         for run in runs:
             out, err = run.communicate(timeout=TIMEOUT)
-            assert run.returncode == 0, f"{engine} run failed:\n{out[-3000:]}\n{err[-5000:]}"
-            outputs.append(out)
+            finished.append((run.returncode, out, err))
     finally:
         for run in runs:
             run.kill()
-    lines = [line for out in outputs for line in out.splitlines() if line.startswith("RESULT ")]
-    assert len(lines) == 1, outputs
-    return json.loads(lines[0][len("RESULT "):])
+    return finished
+
+
+def launch(engine: str, worker: str, *arguments: str) -> dict[int, dict]:
+    """Run ``worker`` on 2 ranks with ``engine``'s launcher, which must succeed; the JSON each
+    rank printed on its ``RESULT <rank> <json>`` line, by rank."""
+    finished = run_launcher(engine, worker, engine, *arguments)
+    for code, out, err in finished:
+        assert code == 0, f"{engine} run failed:\n{out[-3000:]}\n{err[-5000:]}"
+    results = {}
+    for _, out, _ in finished:
+        for line in out.splitlines():
+            if line.startswith("RESULT "):
+                _, rank, text = line.split(" ", 2)
+                results[int(rank)] = json.loads(text)
+    assert sorted(results) == [0, 1], finished
+    return results
 
 
 @pytest.mark.parametrize("engine", ["torch", "mpi", "jax"])
@@ -80,7 +95,7 @@ def test_collectives_under_each_launcher(engine):
         pytest.importorskip("mpi4py")
     if engine == "jax":
         pytest.importorskip("jax")
-    result = launch(engine, "collectives.py")
+    result = launch(engine, "collectives.py")[0]
     ranks = [np.array([1.0 + r, 2.0 * r]) + 1j * np.array([r, 1.0]) for r in range(2)]
     assert result["size"] == 2
     np.testing.assert_allclose(np.array(result["sum"], dtype=float) @ [1, 1j], sum(ranks), atol=0)

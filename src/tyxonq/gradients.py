@@ -35,7 +35,7 @@ GRADIENT_METHODS = ("autograd", "adjoint", "parameter-shift", "finite-difference
 
 
 def _default_method(K: ArrayBackend) -> str:
-    autograd_only = K.capabilities.autodiff == "autograd" and not K.capabilities.gradient_nodes
+    autograd_only = K.capabilities.autodiff == "autograd" and not K.uses_gradient_nodes()
     return "autograd" if autograd_only else "adjoint"
 
 
@@ -79,7 +79,7 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
         chosen = _chosen_method(K, method)
         if chosen == "finite-difference":
             return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
-        if chosen == "autograd" or K.capabilities.gradient_nodes:
+        if chosen == "autograd" or K.uses_gradient_nodes():
             with gradient_method(chosen):  # exact methods as gradient nodes inside autograd
                 return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
         return _traced_value_and_grad(K, fn, argnums, has_aux, chosen, args, kwargs)

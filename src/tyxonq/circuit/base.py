@@ -320,7 +320,8 @@ class CircuitBase(SimulatorBase):
         if (slots := recorded_angles(self)) is not None:
             if recorded_coefficients(K, coefficients):  # weighted in autograd
                 return weighted_sum(K, self.pauli_expectations(strings), coefficients)
-            return expectation_node(self, slots, lambda c: c.pauli_expectations(strings, coefficients))
+            return expectation_node(self, slots, lambda c: c.pauli_expectations(strings, coefficients),
+                                    () if coefficients is not None else (len(strings),))
         values = K.ones((len(strings),), K.real_dtype)
         if active:
             found = K.real(evaluate_scalars(K, self._operations, self.input_state(K),

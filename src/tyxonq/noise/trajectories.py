@@ -8,8 +8,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from ..numerics.arguments import checked_count, random_generator
+from ..numerics.arguments import checked_count, checked_seed
+from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
+from ..numerics.sharing import rank_seed, rank_share, summed_over_ranks
 
 __all__ = ["trajectory_expectation"]
 
@@ -22,7 +24,9 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     ``||K_a psi||^2`` from a generator seeded by ``seed`` (the same seed gives the same numbers,
     on every backend); trajectories run together as one batch of state vectors
     (:mod:`tyxonq.circuit.statevector.trajectories`), so the cost is that of a few state-vector
-    simulations, never a ``4^n`` density matrix.
+    simulations, never a ``4^n`` density matrix. In a distributed run each rank simulates its
+    share of the trajectories with its own seed derived from ``seed``
+    (:func:`~tyxonq.numerics.sharing.rank_seed`), and every rank returns the mean over all.
 
     Parameters
     ----------
@@ -56,7 +60,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
 
     if checked_count(trajectories, "trajectories") < 2:
         raise ValueError(f"trajectories={trajectories!r} must be an int >= 2")
-    rng = random_generator(seed)
+    checked_seed(seed)
     if getattr(circuit, "inputs_kind", lambda: None)() == "density":
         raise ValueError("trajectories start from a pure state; this circuit's input is a density matrix")
     K = get_backend()
@@ -78,12 +82,27 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     from ..circuit.statevector.trajectories import batch_size
     from ..numerics.memory import require_memory
 
-    require_memory(K, 4 * batch_size(n, int(trajectories)) * 2 ** n,
+    comm = communicator()
+    start, stop = rank_share(int(trajectories), comm)  # this rank's trajectories, its own seed
+    rng = np.random.default_rng(rank_seed(seed, comm))
+    require_memory(K, 4 * batch_size(n, max(stop - start, 1)) * 2 ** n,
                    f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
-    samples = [np.asarray(K.to_numpy(values(states)), dtype=float).reshape(-1)
-               for states in trajectory_states(K, n, circuit.operations, circuit.input_state(K),
-                                               int(trajectories), rng)]
-    results = np.concatenate(samples)
+
+    def compute() -> np.ndarray:
+        results = np.zeros(int(trajectories))
+        if stop > start:
+            results[start:stop] = np.concatenate([
+                np.asarray(K.to_numpy(values(states)), dtype=float).reshape(-1)
+                for states in trajectory_states(K, n, circuit.operations, circuit.input_state(K),
+                                                stop - start, rng)])
+        return results
+
+    if comm.size == 1:
+        results = compute()
+    else:
+        comm.agree((n, int(trajectories), seed, [(op.gate, op.qubits) for op in circuit.operations]),
+                   "the noisy circuit and its trajectories")
+        results = summed_over_ranks(comm, compute, (int(trajectories),), "noisy trajectories").real
     return float(results.mean()), float(results.std(ddof=1) / np.sqrt(len(results)))
 
 

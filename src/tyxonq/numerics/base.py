@@ -167,21 +167,27 @@ class BackendBase:
         ``jax.jit``): work done once per program (a thorough path search) pays off only then."""
         return False
 
+    def uses_gradient_nodes(self) -> bool:
+        """Whether simulators should make each expectation value one :meth:`gradient_node` now
+        (PyTorch always, JAX in a distributed run): ``capabilities.gradient_nodes`` by default."""
+        return self.capabilities.gradient_nodes
+
     def records_gradients(self) -> bool:
         """Whether a :meth:`gradient_node` made now would be recorded by autograd (``False`` on
         backends without gradient nodes)."""
         return False
 
     def needs_gradient(self, x: Any) -> bool:
-        """Whether autograd tracks ``x`` (``False`` on backends without gradient nodes)."""
+        """Whether autograd tracks ``x`` (PyTorch) or a transform traces it (JAX): what is computed
+        from it must stay the backend's arrays. ``False`` for NumPy's."""
         return False
 
     def gradient_node(self, compute: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-                      inputs: list[Any]) -> Any:
+                      inputs: list[Any], shape: tuple[int, ...] = ()) -> Any:
         """A value computed outside autograd, differentiable with respect to ``inputs`` (real
         scalars) through its Jacobian: ``compute(values)`` returns ``(value, jacobian)`` as host
-        arrays, the Jacobian of shape ``value.shape + (len(inputs),)``. Only where
-        ``capabilities.gradient_nodes``."""
+        arrays, the value of ``shape``, the Jacobian of shape ``shape + (len(inputs),)``. Where
+        :meth:`uses_gradient_nodes`."""
         raise NotImplementedError(f"the {self.name} backend has no gradient nodes")
 
     def host_twin(self) -> Any:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -235,6 +236,8 @@ class MPICommunicator(Communicator):
 
         self.MPI, self.comm = MPI, MPI.COMM_WORLD
         self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
+        if self.size > 1:
+            _abort_on_uncaught_exceptions(self.comm)
 
     def all_reduce_sum(self, array: Any) -> np.ndarray:
         parts, was_complex = _as_real_parts(array)
@@ -258,6 +261,19 @@ class MPICommunicator(Communicator):
 
     def barrier(self) -> None:
         self.comm.Barrier()
+
+
+def _abort_on_uncaught_exceptions(comm: Any) -> None:
+    """A rank that dies of an exception aborts the whole MPI job (as ``python -m mpi4py``
+    does): otherwise the others would wait in their next collective forever."""
+    previous = sys.excepthook
+
+    def abort(kind: type, error: BaseException, trace: Any) -> None:
+        previous(kind, error, trace)
+        sys.stderr.flush()
+        comm.Abort(1)
+
+    sys.excepthook = abort
 
 
 _ACTIVE: list[Communicator] = [SingleProcess()]

@@ -102,6 +102,58 @@ def _device_name(device: Any) -> str:
     return "cpu" if device.platform == "cpu" else f"cuda:{device.id}"
 
 
+SECOND_DERIVATIVE_HINT = (
+    "second derivatives of an expectation value computed as a gradient node (a distributed run) "
+    "are not available; differentiate gate by gate outside a distributed run for Hessians")
+
+
+def _gradient_node(jax: Any, compute: Callable, shape: tuple[int, ...], count: int, dtype: Any) -> Callable:
+    """A value and its Jacobian, computed on the host, as one differentiable JAX function."""
+    jnp = jax.numpy
+    real = jnp.dtype(dtype)
+    results = (jax.ShapeDtypeStruct(shape, real), jax.ShapeDtypeStruct(shape + (count,), real))
+
+    def host(*values: Any) -> tuple[np.ndarray, np.ndarray]:
+        value, jacobian = compute(np.asarray([float(np.asarray(v).reshape(())) for v in values]))
+        return np.asarray(value, dtype=real).reshape(shape), np.asarray(jacobian, dtype=real).reshape(
+            shape + (count,))
+
+    def evaluated(*inputs: Any) -> tuple[Any, Any]:
+        return jax.pure_callback(host, results, *inputs, vmap_method="sequential")
+
+    @jax.custom_vjp
+    def node(*inputs: Any) -> Any:
+        return evaluated(*inputs)[0]
+
+    def forward(*inputs: Any) -> tuple[Any, tuple]:
+        value, jacobian = evaluated(*inputs)
+        return value, (jacobian, tuple(jnp.shape(x) for x in inputs))
+
+    def backward(residuals: tuple, cotangent: Any) -> tuple:
+        jacobian, shapes = residuals
+        grads = _first_order_only(jax)(jnp.tensordot(cotangent, jacobian, axes=len(shape)))
+        return tuple(jnp.reshape(grads[i], input_shape) for i, input_shape in enumerate(shapes))
+
+    node.defvjp(forward, backward)
+    return node
+
+
+@functools.lru_cache(maxsize=None)
+def _first_order_only(jax: Any) -> Callable:
+    """The identity on a node's gradient, whose derivative raises :data:`SECOND_DERIVATIVE_HINT`
+    (never a silently dropped second derivative)."""
+
+    @jax.custom_jvp
+    def identity(x: Any) -> Any:
+        return x
+
+    @identity.defjvp
+    def _(primals: tuple, tangents: tuple) -> Any:
+        raise NotImplementedError(SECOND_DERIVATIVE_HINT)
+
+    return identity
+
+
 class JaxBackend(ArrayModuleBackend):
     """:class:`~tyxonq.numerics.ArrayBackend` over ``jax.numpy``, with JAX's transforms.
 
@@ -149,6 +201,11 @@ class JaxBackend(ArrayModuleBackend):
 
     def is_array(self, x: Any) -> bool:
         return isinstance(x, self.jax.Array)
+
+    def needs_gradient(self, x: Any) -> bool:
+        """Whether ``x`` is traced (by ``grad``, ``jit`` or ``vmap``): its value cannot be read
+        and what is computed from it must stay a JAX array."""
+        return isinstance(x, self.jax.core.Tracer)
 
     def readable_scalar(self, x: Any) -> Any:
         """The Python number a one-element array holds, or ``None`` for a traced value."""
@@ -201,6 +258,43 @@ class JaxBackend(ArrayModuleBackend):
 
     def detach(self, x: Any) -> Any:
         return self.jax.lax.stop_gradient(self.asarray(x))
+
+    def uses_gradient_nodes(self) -> bool:
+        """Only in a distributed run: JAX differentiates by tracing, but traced values cannot
+        leave the computation for the ranks to share; a gradient node's host computation can."""
+        from .sharing import sharing
+
+        return sharing() is not None
+
+    def records_gradients(self) -> bool:
+        """A node's inputs are traced wherever a transform differentiates (``needs_gradient``)."""
+        return True
+
+    def gradient_node(self, compute: Callable[[np.ndarray], tuple[Any, Any]], inputs: list[Any],
+                      shape: tuple[int, ...] = ()) -> Any:
+        """``compute(values)``'s value (of ``shape``), whose derivative with respect to
+        ``inputs`` (real scalars) is its Jacobian: a ``jax.custom_vjp`` whose forward pass is a
+        host callback (``jax.pure_callback``: it runs under ``jit`` and ``vmap`` too) and whose
+        backward pass is one product with the Jacobian. Differentiating it twice raises.
+
+        Examples
+        --------
+        >>> import jax
+        >>> K = JaxBackend()
+        >>> f = lambda x: K.gradient_node(lambda v: (np.sin(v[0]), np.cos(v[:1])), [x])
+        >>> round(float(jax.grad(f)(0.5)), 6) == round(float(np.cos(0.5)), 6)
+        True
+        """
+        return _gradient_node(self.jax, compute, tuple(shape), len(inputs),
+                              self.real_dtype)(*[self.asarray(x) for x in inputs])
+
+    def host_twin(self) -> Any:
+        """The NumPy backend of this precision: a gradient node computes inside a host callback."""
+        if getattr(self, "_twin", None) is None:
+            from .numpy_backend import NumpyBackend
+
+            self._twin = NumpyBackend(dtype=self.precision)
+        return self._twin
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:

@@ -630,10 +630,11 @@ class PyTorchBackend(BackendBase):
         return isinstance(x, self.torch.Tensor) and x.requires_grad
 
     def gradient_node(self, compute: Callable[[np.ndarray], tuple[Any, Any]],
-                      inputs: list[Any]) -> Any:
+                      inputs: list[Any], shape: tuple[int, ...] = ()) -> Any:
         """``compute(values)``'s value, whose derivative with respect to ``inputs`` (real scalar
         tensors, ``values`` their float64 values) is its Jacobian: one
-        ``torch.autograd.Function``; ``backward`` and ``torch.func.grad`` both reach it.
+        ``torch.autograd.Function``; ``backward`` and ``torch.func.grad`` both reach it
+        (``shape``, the value's, is read from the result here).
 
         Examples
         --------

@@ -30,10 +30,12 @@ from ...numerics import get_backend
 from ...numerics.memory import fits_in_memory, memory_budget
 from ...numerics.moves import Move, permute
 from ...numerics.protocol import ArrayBackend
+from ...numerics.sharing import summed_over_ranks
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
 from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
+from .distribution import shared_work
 from .execution import run_contraction, run_plan
 from .executor import CompiledContraction
 from .network import operation_form
@@ -119,7 +121,9 @@ def _batched(binder: Binder, plan: Plan, members: list[Request]) -> tuple[Compil
 def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                       requests: Sequence[Request]) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
-    that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded."""
+    that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded. In
+    a distributed run the requests' slices are shared between the ranks
+    (:mod:`~tyxonq.circuit.contraction.distribution`)."""
     outputs = requests
     requests, owners = _expanded(requests)
     if rehearsing():
@@ -130,6 +134,30 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
             if request.network_plan.slicing is not None:
                 record("slices", count=request.network_plan.slicing.count)
         return [placeholder(K, request.network_plan.output_shape) for request in outputs]
+    owners = list(range(len(requests))) if owners is None else owners
+    shared = shared_work(K, operations, inputs, requests, host_results=False)
+    if shared is None:
+        return _summed(K, _contracted(K, operations, inputs, requests), owners, len(outputs))
+    comm, mine = shared
+    shapes = [request.network_plan.output_shape for request in outputs]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+
+    def compute() -> np.ndarray:
+        results = _contracted(K, operations, inputs, [requests[i] for i in mine])
+        totals = _summed(K, results, [owners[i] for i in mine], len(outputs))
+        return np.concatenate([np.zeros(size, dtype=complex) if total is None else
+                               np.asarray(K.to_numpy(total), dtype=complex).reshape(-1)
+                               for total, size in zip(totals, sizes)])
+
+    total = summed_over_ranks(comm, compute, (sum(sizes),), "a contraction's share")
+    starts = np.cumsum([0] + sizes)
+    return [K.asarray(total[start:start + size].reshape(shape), K.dtype)
+            for start, size, shape in zip(starts, sizes, shapes)]
+
+
+def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
+                requests: Sequence[Request]) -> list[Any]:
+    """Every (unsliced) request's result, requests that share a plan contracted together."""
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
     for plan, members in _batches(K, requests, _forward_entries):
@@ -143,11 +171,14 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
         result = K.reshape(permute(K, run_contraction(contraction, K, stacked), moves), shape)
         for position, index in enumerate(members):
             results[index] = result[position]
-    return results if owners is None else _summed(K, results, owners, len(outputs))
+    return results
 
 
 def _summed(K: ArrayBackend, results: list[Any], owners: list[int], count: int) -> list[Any]:
-    """The results of the slices of each request, added up (in slice order)."""
+    """The results of the slices of each request, added up (in slice order); ``None`` for a
+    request none of ``results`` belongs to."""
+    if owners == list(range(count)):
+        return results
     totals: list[Any] = [None] * count
     for result, owner in zip(results, owners):
         totals[owner] = result if totals[owner] is None else totals[owner] + result
@@ -157,12 +188,30 @@ def _summed(K: ArrayBackend, results: list[Any], owners: list[int], count: int) 
 def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                      requests: Sequence[Request]) -> Any:
     """The scalar results of requests (expectations, amplitudes) as one backend vector, in request
-    order: each group's batched result is used as it comes, not split and stacked again."""
+    order: each group's batched result is used as it comes, not split and stacked again. In a
+    distributed run the requests are shared between the ranks."""
     if rehearsing():
         evaluate_requests(K, operations, inputs, requests)
         return K.zeros((len(requests),), K.dtype)
     if any(request.network_plan.slicing is not None for request in requests):
         return K.stack([K.reshape(value, ()) for value in evaluate_requests(K, operations, inputs, requests)])
+    shared = shared_work(K, operations, inputs, requests, host_results=False)
+    if shared is None:
+        return _scalars(K, operations, inputs, requests)
+    comm, mine = shared
+
+    def compute() -> np.ndarray:
+        values = np.zeros(len(requests), dtype=complex)
+        if mine:
+            mine_only = [requests[i] for i in mine]
+            values[mine] = np.asarray(K.to_numpy(_scalars(K, operations, inputs, mine_only)))
+        return values
+
+    return K.asarray(summed_over_ranks(comm, compute, (len(requests),), "a Pauli sum's share"), K.dtype)
+
+
+def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
+             requests: Sequence[Request]) -> Any:
     binder = Binder(K, operations, inputs)
     pieces, order = [], []
     for plan, members in _batches(K, requests, _forward_entries):
@@ -203,10 +252,31 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
 
     ``wanted`` maps an operation index to its ``(slot, parameter index)`` pairs. Returns the
     values, shape ``(len(requests),)``, and the gradients, shape ``(len(requests), slot_count)``
-    (complex: take the real part of a real objective's).
+    (complex: take the real part of a real objective's). In a distributed run the requests (and
+    their slices) are shared between the ranks and the results summed over them.
     """
-    outputs = requests
+    count = len(requests)
     requests, owners = _expanded(requests)
+    owners = list(range(len(requests))) if owners is None else owners
+    shared = shared_work(K, operations, inputs, requests, host_results=True)
+    if shared is None:
+        return _values_and_gradients(K, operations, inputs, requests, owners, count, wanted, slot_count)
+    comm, mine = shared
+
+    def compute() -> np.ndarray:
+        values, gradients = _values_and_gradients(K, operations, inputs, [requests[i] for i in mine],
+                                                  [owners[i] for i in mine], count, wanted, slot_count)
+        return np.concatenate([values, gradients.reshape(-1)])
+
+    total = summed_over_ranks(comm, compute, (count * (1 + slot_count),), "a gradient's share")
+    return total[:count], total[count:].reshape(count, slot_count)
+
+
+def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
+                          requests: Sequence[Request], owners: list[int], count: int,
+                          wanted: dict[int, list[tuple[int, int]]],
+                          slot_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reverse mode through (unsliced) requests, each added to its owner's value and gradient."""
     binder = Binder(K, operations, inputs)
     values = np.zeros(len(requests), dtype=complex)
     contributions: dict[tuple, list] = defaultdict(list)
@@ -222,10 +292,10 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
         _collect(program, group, members, host, binder, contributions)
     gradients = np.zeros((len(requests), slot_count), dtype=complex)
     _assemble(operations, contributions, wanted, gradients)
-    if owners is None:
+    if owners == list(range(count)):
         return values, gradients
-    total_values = np.zeros(len(outputs), dtype=complex)
-    total_gradients = np.zeros((len(outputs), slot_count), dtype=complex)
+    total_values = np.zeros(count, dtype=complex)
+    total_gradients = np.zeros((count, slot_count), dtype=complex)
     np.add.at(total_values, owners, values)
     np.add.at(total_gradients, owners, gradients)
     return total_values, total_gradients

@@ -1,7 +1,8 @@
 """Expectation values as single autograd nodes: exact gradients by tyxonq's own methods inside
 the library's autograd (PyTorch).
 
-On a backend with gradient nodes (``K.capabilities.gradient_nodes``), an expectation of a circuit
+Where the backend uses gradient nodes (:meth:`ArrayBackend.uses_gradient_nodes`: PyTorch always,
+JAX in a distributed run, whose traced values the ranks could not share), an expectation of a circuit
 whose gate angles autograd is recording is computed outside autograd, with its Jacobian with
 respect to those angles, by the active exact method (:func:`~.tracing.gradient_method`:
 ``"adjoint"`` by default -- one adjoint sweep, or reverse mode through the light-cone
@@ -43,7 +44,7 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
     nothing else the result depends on is recorded (``others``: observables, coefficients; the
     circuit's input state and channels are checked here). ``None`` otherwise."""
     K = get_backend()
-    if (not K.capabilities.gradient_nodes or active_gradient_method() == "autograd"
+    if (not K.uses_gradient_nodes() or active_gradient_method() == "autograd"
             or not K.records_gradients()):
         return None
     slots: list[Slot] = []
@@ -62,10 +63,12 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
     return slots
 
 
-def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], Any]) -> Any:
-    """``evaluate(circuit)`` (a real expectation, or an array of them) as one gradient node over
-    the recorded angles at ``slots``; ``evaluate`` runs on a copy whose angles are traced
-    :class:`Dual` numbers, so it returns Duals (:mod:`tyxonq.circuit.differentiation.traced`)."""
+def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], Any],
+                     shape: tuple[int, ...] = ()) -> Any:
+    """``evaluate(circuit)`` (a real expectation, or an array of them of ``shape``) as one
+    gradient node over the recorded angles at ``slots``; ``evaluate`` runs on a copy whose angles
+    are traced :class:`Dual` numbers, so it returns Duals
+    (:mod:`tyxonq.circuit.differentiation.traced`)."""
     K = get_backend()
     operations = circuit.operations
     method = active_gradient_method()
@@ -82,7 +85,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
         with use_backend(backend), gradient_method(method):
             return _value_and_jacobian(evaluate(circuit.with_operations(traced)), len(slots))
 
-    return K.gradient_node(compute, [operations[k].params[j] for k, j in slots])
+    return K.gradient_node(compute, [operations[k].params[j] for k, j in slots], shape)
 
 
 def _host_sized(K: ArrayBackend, circuit: Any) -> bool:
@@ -92,6 +95,8 @@ def _host_sized(K: ArrayBackend, circuit: Any) -> bool:
     14 qubits PyTorch's multithreaded kernels sweep the state faster (measured: 16-qubit energy +
     gradient 35.6 ms on NumPy, 23.5 ms on PyTorch's own arrays)."""
     n = circuit.num_qubits
+    if not K.capabilities.gradient_nodes:  # JAX's node: a host callback, computed there
+        return True
     if not circuit.has_state_vector() or n <= TWIN_QUBITS:
         return True
     return 3 * 2 ** n * 16 > memory_budget(K)  # no sweep: contractions
