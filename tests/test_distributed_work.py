@@ -65,6 +65,21 @@ def shared_trajectories(seed: int, size: int) -> float:
     return total
 
 
+def shared_samples(size: int) -> dict:
+    """The samples ``size`` ranks draw, each its share with its own seed, drawn here one rank
+    at a time (each rank's rows, zeros elsewhere, added up)."""
+    total = None
+    for rank in range(size):
+        distributed._ACTIVE[0] = OneRankOf(rank, size)  # noqa: SLF001 - rank by rank, here
+        try:
+            with tq.use_backend("numpy"):
+                drawn = workloads.samples()
+        finally:
+            tq.distributed.finalize()
+        total = drawn if total is None else {k: (np.add(total[k], drawn[k])).tolist() for k in total}
+    return total
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_every_rank_gets_one_process_results(engine, one_process):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
@@ -82,6 +97,9 @@ def test_every_rank_gets_one_process_results(engine, one_process):
         np.testing.assert_allclose(mean, shared_trajectories(11, 2), atol=1e-12)
         exact = float(workloads.noisy_circuit().to_density_matrix().expectation_ps(z=[2, 3]))
     assert abs(mean - exact) < 4 * error
+    expected_samples = shared_samples(2)
+    for name in ("state samples", "wide samples"):
+        assert results[0][name] == results[1][name] == expected_samples[name], name
     assert "the circuit and observable differs between ranks" in results[0]["mismatch"]
     assert results[1]["mismatch"] == results[0]["mismatch"]
     assert results[0]["failure"].startswith("DistributedRankError: 1 other rank(s) of 2 failed")

@@ -57,6 +57,22 @@ def noisy_circuit() -> tq.Circuit:
     return c.amplitude_damping(0, gamma=0.2)
 
 
+def sampled_circuit(n: int) -> tq.Circuit:
+    c = tq.Circuit(n)
+    for q in range(n):
+        c.ry(q, theta=0.4 + 0.3 * q)
+    for q in range(n - 1):
+        c.cx(q, q + 1)
+    return c
+
+
+def samples() -> dict:
+    """Shots with a seed, drawn from the state (6 qubits) and by conditional marginals (30)."""
+    return {"state samples": np.asarray(sampled_circuit(6).sample(64, seed=5, format="indices")).tolist(),
+            "wide samples": np.asarray(sampled_circuit(30).sample(16, seed=5, format="indices",
+                                                                   method="contraction")).tolist()}
+
+
 def as_list(K, value) -> list:
     return np.asarray(K.to_numpy(value), dtype=float).reshape(-1).tolist()
 
@@ -122,6 +138,7 @@ def main(engine: str, mode: str = "work") -> None:
         return
     result = {"size": comm.size, **workloads(BACKENDS[engine])}
     tq.set_backend("numpy")
+    result.update(samples())
     result.update(disagreements(comm))
     for rank in range(comm.size):  # one rank at a time: the ranks may share one output pipe
         if rank == comm.rank:

@@ -28,6 +28,7 @@ from ..numerics.memory import (
     require_sample_memory,
 )
 from ..numerics.protocol import ArrayBackend
+from ..numerics.sharing import shared_rows, sharing
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
@@ -393,7 +394,9 @@ class CircuitBase(SimulatorBase):
             (:mod:`tyxonq.circuit.basis_state`), else the state up to
             :data:`~tyxonq.circuit.wide_sampling.STATE_QUBITS` qubits, then the MPS while a count of
             the gates crossing each cut bounds its bonds by 256, else the contraction
-            (:mod:`tyxonq.circuit.wide_sampling`). All are exact.
+            (:mod:`tyxonq.circuit.wide_sampling`). All are exact. In a distributed run each rank
+            draws its share of the shots with its own seed derived from ``seed``
+            (:func:`~tyxonq.numerics.sharing.shared_rows`) and every rank returns all of them.
 
         Examples
         --------
@@ -420,15 +423,19 @@ class CircuitBase(SimulatorBase):
         if method == "auto" and (basis := self._basis_route()) is not None:  # one basis state
             bits = np.tile(np.asarray(basis.bits, dtype=np.int64), (shots, 1))
             return format_samples(K, n, format, confusions, seed, bits=bits)
-        if chosen == "mps":
-            bits = mps_samples(self, shots, random_generator(seed))
-            return format_samples(K, n, format, confusions, seed, bits=bits)
-        if chosen == "contraction":
-            bits = marginal_samples(self, shots, random_generator(seed))
+        if chosen in ("mps", "contraction"):  # shots shared between the ranks of a distributed run
+            sampler = mps_samples if chosen == "mps" else marginal_samples
+            bits = shared_rows(lambda count, s: sampler(self, count, random_generator(s)), shots, seed, n,
+                               "the samples")
             return format_samples(K, n, format, confusions, seed, bits=bits)
         probabilities = K.cast(K.detach(self.probability()), "float64")
         probabilities = probabilities / K.sum(probabilities)
-        indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
+        if sharing() is None:
+            indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
+        else:
+            def draw(count: int, rank_seed: int | None) -> Any:
+                return K.to_numpy(K.choice(2 ** n, size=count, p=probabilities, rng=K.rng(rank_seed)))
+            indices = K.asarray(shared_rows(draw, shots, seed, 1, "the samples")[:, 0], "int64")
         return format_samples(K, n, format, confusions, seed, indices=indices)
 
     def with_noise(self, model: Any) -> Any:

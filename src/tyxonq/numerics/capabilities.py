@@ -39,7 +39,11 @@ class BackendCapabilities:
     device : str
         The device every array created by this instance lives on.
     distributed : bool
-        Whether arrays can be partitioned over several processes/GPUs (cuPyNumeric on Legate).
+        Whether the backend's work is shared between the ranks of a :mod:`tq.distributed
+        <tyxonq.numerics.distributed>` run (under ``torchrun``, ``mpirun`` or JAX's processes):
+        NumPy, PyTorch and JAX. cuPyNumeric: no; Legate partitions its arrays itself, within one
+        process with the pip wheels (built without networking), and cuPyNumeric as ranks of a
+        ``tq.distributed`` run was never verified.
     max_ndim : int
         Largest number of array dimensions the backend supports. Nothing in tyxonq builds an
         array with more dimensions, nor an einsum with more distinct indices, than this.

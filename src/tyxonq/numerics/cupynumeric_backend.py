@@ -117,7 +117,7 @@ class CuPyNumericBackend(ArrayModuleBackend):
         xp = module if module is not None else import_cupynumeric()
         capabilities = BackendCapabilities(
             autodiff="finite-difference", vmap="lanes", jit="none", devices=("legate",),
-            device="legate", distributed=True, max_ndim=CUPYNUMERIC_MAX_NDIM,
+            device="legate", distributed=False, max_ndim=CUPYNUMERIC_MAX_NDIM,
         )
         super().__init__(xp, capabilities, dtype=dtype, seed=seed)
 

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["Communicator", "SingleProcess", "TorchCommunicator", "JaxCommunicator", "MPICommunicator",
-           "DistributedMismatchError", "initialize", "communicator", "finalize", "detect_launcher",
-           "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
+           "DistributedMismatchError", "initialize", "communicator", "finalize", "joined",
+           "detect_launcher", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
 
 #: how long a collective (or joining the run) may wait for the other ranks
 DEFAULT_TIMEOUT_SECONDS = 300.0
@@ -331,6 +331,11 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
 def communicator() -> Communicator:
     """The active communicator (:class:`SingleProcess` until :func:`initialize` joins a run)."""
     return _ACTIVE[0]
+
+
+def joined() -> bool:
+    """Whether :func:`initialize` joined a launcher's run (of any number of ranks)."""
+    return not isinstance(_ACTIVE[0], SingleProcess)
 
 
 def finalize() -> None:

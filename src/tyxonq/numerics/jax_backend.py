@@ -190,7 +190,7 @@ class JaxBackend(ArrayModuleBackend):
         capabilities = BackendCapabilities(
             autodiff="autograd", vmap="native", jit="jax.jit",
             devices=tuple(dict.fromkeys(_device_name(d) for d in self.jax.devices())),
-            device=_device_name(default), distributed=False, max_ndim=64,
+            device=_device_name(default), distributed=True, max_ndim=64,
         )
         super().__init__(importlib.import_module("jax.numpy"), capabilities, dtype=dtype, seed=seed)
 
@@ -260,11 +260,12 @@ class JaxBackend(ArrayModuleBackend):
         return self.jax.lax.stop_gradient(self.asarray(x))
 
     def uses_gradient_nodes(self) -> bool:
-        """Only in a distributed run: JAX differentiates by tracing, but traced values cannot
-        leave the computation for the ranks to share; a gradient node's host computation can."""
-        from .sharing import sharing
+        """Only in a distributed run (``tq.distributed.initialize()`` joined a launcher's run, of
+        any number of ranks): JAX differentiates by tracing, but traced values cannot leave the
+        computation for the ranks to share; a gradient node's host computation can."""
+        from .distributed import joined
 
-        return sharing() is not None
+        return joined()
 
     def records_gradients(self) -> bool:
         """A node's inputs are traced wherever a transform differentiates (``needs_gradient``)."""

@@ -34,6 +34,6 @@ class NumpyBackend(ArrayModuleBackend):
     def __init__(self, dtype: Any = "complex128", seed: int | None = None) -> None:
         capabilities = BackendCapabilities(
             autodiff="finite-difference", vmap="lanes", jit="none", devices=("cpu",),
-            device="cpu", distributed=False, max_ndim=NUMPY_MAX_NDIM,
+            device="cpu", distributed=True, max_ndim=NUMPY_MAX_NDIM,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)

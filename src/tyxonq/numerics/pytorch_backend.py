@@ -250,7 +250,7 @@ class PyTorchBackend(BackendBase):
         compile_ = self.device.type == "cuda" if jit_compile is None else jit_compile
         self.capabilities = BackendCapabilities(
             autodiff="autograd", vmap="native", jit="torch.compile" if compile_ else "none",
-            devices=available_devices(self.torch), device=str(self.device), distributed=False,
+            devices=available_devices(self.torch), device=str(self.device), distributed=True,
             max_ndim=_MAX_NDIM.get(self.device.type, 25), gradient_nodes=True,
         )
         super().__init__(dtype)

@@ -10,6 +10,7 @@ ends with the same result, the one a single process computes (to rounding: the s
 from __future__ import annotations
 
 import hashlib
+from contextvars import ContextVar
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -17,8 +18,8 @@ import numpy as np
 from .arguments import checked_seed
 from .distributed import Communicator, communicator
 
-__all__ = ["DistributedRankError", "balanced_shares", "rank_share", "rank_seed", "summed_over_ranks",
-           "structure_digest", "sharing"]
+__all__ = ["DistributedRankError", "balanced_shares", "rank_share", "rank_seed", "shared_rows",
+           "summed_over_ranks", "structure_digest", "sharing"]
 
 
 class DistributedRankError(RuntimeError):
@@ -26,10 +27,15 @@ class DistributedRankError(RuntimeError):
     every rank that did not fail; the failing rank raises its own error)."""
 
 
+#: set while a rank computes its own share: what it calls then is not shared again
+_OWN_SHARE: ContextVar[bool] = ContextVar("tyxonq_own_share", default=False)
+
+
 def sharing() -> Communicator | None:
-    """The active communicator when this process is one rank of several, else ``None``."""
+    """The active communicator when this process is one rank of several and is not computing its
+    own share of something already shared, else ``None``."""
     comm = communicator()
-    return comm if comm.size > 1 else None
+    return comm if comm.size > 1 and not _OWN_SHARE.get() else None
 
 
 def balanced_shares(costs: Sequence[float], size: int) -> list[list[int]]:
@@ -66,7 +72,7 @@ def rank_share(count: int, comm: Communicator) -> tuple[int, int]:
     return start, start + base + (1 if comm.rank < extra else 0)
 
 
-def rank_seed(seed: Any, comm: Communicator) -> np.random.SeedSequence | None:
+def rank_seed(seed: Any, comm: Communicator) -> int | None:
     """This rank's seed, derived from the user's ``seed`` and the rank and number of ranks: a
     seeded run gives the same numbers on every run with the same number of ranks, and the ranks'
     streams are independent. One process keeps ``seed`` as it is.
@@ -80,7 +86,36 @@ def rank_seed(seed: Any, comm: Communicator) -> np.random.SeedSequence | None:
     seed = checked_seed(seed)
     if seed is None or comm.size == 1:
         return seed
-    return np.random.SeedSequence(seed, spawn_key=(comm.size, comm.rank))
+    sequence = np.random.SeedSequence(seed, spawn_key=(comm.size, comm.rank))
+    return int(sequence.generate_state(1, np.uint64)[0])
+
+
+def shared_rows(draw: Callable[[int, int | None], Any], count: int, seed: Any, width: int,
+                what: str) -> Any:
+    """``count`` random rows: ``draw(rows, seed)`` as it is in one process; in a distributed run
+    each rank draws its share of the rows (:func:`rank_share`) with its own seed
+    (:func:`rank_seed`), as a host array of shape ``(rows, width)`` of integers below ``2**53``,
+    and every rank gets all ``count`` rows, in rank order.
+
+    Examples
+    --------
+    >>> shared_rows(lambda k, s: np.random.default_rng(s).integers(2, size=(k, 3)), 4, 1, 3, "bits").shape
+    (4, 3)
+    """
+    comm = sharing()
+    if comm is None:
+        return draw(count, checked_seed(seed))
+    comm.agree((count, width, checked_seed(seed), what), what)
+    start, stop = rank_share(count, comm)
+
+    def compute() -> np.ndarray:
+        rows = np.zeros((count, width))
+        if stop > start:
+            drawn = np.asarray(draw(stop - start, rank_seed(seed, comm)))
+            rows[start:stop] = drawn.reshape(stop - start, width)
+        return rows
+
+    return np.rint(summed_over_ranks(comm, compute, (count, width), what).real).astype(np.int64)
 
 
 def structure_digest(value: Any) -> str:
@@ -90,9 +125,10 @@ def structure_digest(value: Any) -> str:
 
 def summed_over_ranks(comm: Communicator, compute: Callable[[], np.ndarray], shape: tuple[int, ...],
                       what: str) -> np.ndarray:
-    """The sum over ranks of ``compute()`` (this rank's share, a complex host array of ``shape``),
-    on every rank. A rank whose ``compute`` raises re-raises its error after the sum and every
-    other rank raises :class:`DistributedRankError`: one collective, and none waits forever.
+    """The sum over ranks of ``compute()`` (this rank's share, a complex host array of ``shape``,
+    computed alone: nothing it calls is shared again), on every rank. A rank whose ``compute``
+    raises re-raises its error after the sum and every other rank raises
+    :class:`DistributedRankError`: one collective, and none waits forever.
 
     Examples
     --------
@@ -101,10 +137,13 @@ def summed_over_ranks(comm: Communicator, compute: Callable[[], np.ndarray], sha
     [1.0, 1.0]
     """
     failure = None
+    token = _OWN_SHARE.set(True)
     try:
         local = np.asarray(compute(), dtype=complex).reshape(shape)
     except Exception as error:  # noqa: BLE001 - re-raised below, after the others heard of it
         failure, local = error, np.zeros(shape, dtype=complex)
+    finally:
+        _OWN_SHARE.reset(token)
     total = comm.all_reduce_sum(np.concatenate([[1.0 if failure else 0.0], local.reshape(-1)]))
     if failure is not None:
         raise failure

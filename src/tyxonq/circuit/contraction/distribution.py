@@ -35,11 +35,12 @@ _warned_recorded = [False]
 
 
 def shared_work(K: ArrayBackend, operations: Sequence[Any], inputs: Any, requests: Sequence[Any],
-                host_results: bool) -> tuple[Communicator, list[int]] | None:
+                host_results: bool, weights: Any = None) -> tuple[Communicator, list[int]] | None:
     """The communicator and this rank's share of ``requests`` (indices), after the ranks agreed on
-    what they compute; ``None`` where nothing is shared: one process, one contraction, or results
-    that must stay differentiable backend arrays (``host_results`` false and something recorded
-    or traced)."""
+    what they compute (``weights``: the terms' coefficients, where they are applied before the
+    sum); ``None`` where nothing is shared: one process, one contraction, or results that must
+    stay differentiable backend arrays (``host_results`` false and something recorded or
+    traced)."""
     comm = sharing()
     if comm is None or len(requests) < 2:
         return None
@@ -52,7 +53,7 @@ def shared_work(K: ArrayBackend, operations: Sequence[Any], inputs: Any, request
                 "tq.value_and_grad on NumPy, or PyTorch tensors with requires_grad on the gate angles",
                 stacklevel=4)
         return None
-    comm.agree(structure(K, operations, requests), "the circuit and observable")
+    comm.agree(structure(K, operations, requests, weights), "the circuit and observable")
     pieces = _pieces(requests, comm.size)
     return comm, sorted(i for piece in balanced_shares([cost for cost, _ in pieces], comm.size)[comm.rank]
                         for i in pieces[piece][1])
@@ -79,10 +80,11 @@ def _pieces(requests: Sequence[Any], size: int) -> list[tuple[float, list[int]]]
     return pieces
 
 
-def structure(K: ArrayBackend, operations: Sequence[Any], requests: Sequence[Any]) -> str:
+def structure(K: ArrayBackend, operations: Sequence[Any], requests: Sequence[Any],
+              weights: Any = None) -> str:
     """A digest of what a set of contractions computes: every operation (gate, qubits, angles
     where they can be read, channel), every contraction's output shape, cost, fixed bits and
-    observable sizes."""
+    observable sizes, and the terms' ``weights``."""
     gates = [(op.gate, op.qubits, op.dagger, None if op.channel is None else len(op.channel.operators))
              for op in operations]
     angles = [p.value if isinstance(p, Dual) else p for op in operations for p in op.params]
@@ -92,7 +94,8 @@ def structure(K: ArrayBackend, operations: Sequence[Any], requests: Sequence[Any
         readable = [_readable(K, angle) for angle in angles]
     contractions = [(r.network_plan.output_shape, r.network_plan.plan.contraction.flops, tuple(r.bits),
                      tuple(r.operator_sizes)) for r in requests]
-    return structure_digest((gates, readable, contractions))
+    weighting = None if weights is None else np.asarray(weights, dtype=complex).tobytes()
+    return structure_digest((gates, readable, contractions, weighting))
 
 
 def _readable(K: ArrayBackend, value: Any) -> Any:

@@ -247,29 +247,41 @@ def retained_size(requests: Sequence[Request]) -> int:
 def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                               requests: Sequence[Request],
                               wanted: dict[int, list[tuple[int, int]]],
-                              slot_count: int) -> tuple[np.ndarray, np.ndarray]:
+                              slot_count: int,
+                              weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every request's (complex) value, and its derivative with respect to every wanted angle.
 
     ``wanted`` maps an operation index to its ``(slot, parameter index)`` pairs. Returns the
     values, shape ``(len(requests),)``, and the gradients, shape ``(len(requests), slot_count)``
-    (complex: take the real part of a real objective's). In a distributed run the requests (and
-    their slices) are shared between the ranks and the results summed over them.
+    (complex: take the real part of a real objective's); with ``weights`` (one per request), their
+    weighted sums instead, shapes ``(1,)`` and ``(1, slot_count)``. In a distributed run the
+    requests (and their slices) are shared between the ranks and the results summed over them
+    (weighted first: one value and one gradient travel, whatever the number of terms).
     """
     count = len(requests)
     requests, owners = _expanded(requests)
     owners = list(range(len(requests))) if owners is None else owners
-    shared = shared_work(K, operations, inputs, requests, host_results=True)
+
+    def weighted(values: np.ndarray, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if weights is None:
+            return values, gradients
+        return np.asarray([weights @ values]), (weights @ gradients)[None]
+
+    shared = shared_work(K, operations, inputs, requests, host_results=True, weights=weights)
     if shared is None:
-        return _values_and_gradients(K, operations, inputs, requests, owners, count, wanted, slot_count)
+        return weighted(*_values_and_gradients(K, operations, inputs, requests, owners, count, wanted,
+                                               slot_count))
     comm, mine = shared
+    size = count if weights is None else 1
 
     def compute() -> np.ndarray:
-        values, gradients = _values_and_gradients(K, operations, inputs, [requests[i] for i in mine],
-                                                  [owners[i] for i in mine], count, wanted, slot_count)
+        values, gradients = weighted(*_values_and_gradients(
+            K, operations, inputs, [requests[i] for i in mine], [owners[i] for i in mine], count, wanted,
+            slot_count))
         return np.concatenate([values, gradients.reshape(-1)])
 
-    total = summed_over_ranks(comm, compute, (count * (1 + slot_count),), "a gradient's share")
-    return total[:count], total[count:].reshape(count, slot_count)
+    total = summed_over_ranks(comm, compute, (size * (1 + slot_count),), "a gradient's share")
+    return total[:size], total[size:].reshape(size, slot_count)
 
 
 def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,

@@ -109,16 +109,15 @@ def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callab
     if active_gradient_method() == "adjoint":
         contractions = requests(plain)
 
-        def values_and_gradients(c: Any) -> tuple[np.ndarray, np.ndarray]:
+        def values_and_gradients(c: Any) -> tuple[np.ndarray, np.ndarray]:  # weighted: one sum
             values, gradients = value_and_angle_gradients(K, c.operations, c.input_state(K),
-                                                          contractions, _wanted(slots), len(slots))
+                                                          contractions, _wanted(slots), len(slots), weights)
             return np.real(values), np.real(gradients)
         values, gradients = values_and_gradients(plain)
         hessians = (_angle_hessian(plain, slots, lambda c: values_and_gradients(c)[1])
                     if _second_order(slots) else None)
         if weights is not None:
-            return _chained(float(weights @ values), weights @ gradients,
-                            None if hessians is None else np.tensordot(weights, hessians, axes=1), slots)
+            return _chained(float(values[0]), gradients[0], None if hessians is None else hessians[0], slots)
         return [_chained(float(value), gradient, None if hessians is None else hessians[t], slots)
                 for t, (value, gradient) in enumerate(zip(values, gradients))]
     if weights is None:
