@@ -1,9 +1,10 @@
 """Work shared between ranks under the real launchers (2 ranks: torchrun with PyTorch, mpirun with
 NumPy, 2 JAX processes with JAX), each rank's results against one process's to 1e-12: a QAOA
 energy and exact gradient (its terms shared), Pauli expectations, a sliced contraction's value and
-gradient (its slices shared), noisy trajectories with a seed (each rank its own stream) and three
-Adam steps; a circuit that differs between ranks and a rank whose share fails raise on every rank;
-a rank that stops outside any collective ends the run within the timeout."""
+gradient (its slices shared), a batch of energies and gradients (its lanes shared), noisy
+trajectories and shots with a seed (each rank its own stream) and three Adam steps; a circuit that
+differs between ranks and a rank whose share fails raise on every rank; a rank that stops outside
+any collective ends the run within the timeout."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ import workloads  # noqa: E402
 pytest.importorskip("cotengra")
 ENGINES = ["torch", "mpi", "jax"]
 EXAMPLE = Path(__file__).parents[1] / "examples-ng" / "distributed_qaoa.py"
-EXACT = ("energy", "gradient", "pauli", "sliced", "sliced gradient", "adam", "adam fun")
+EXACT = ("energy", "gradient", "pauli", "sliced", "sliced gradient", "batch", "batch gradient", "adam",
+         "adam fun")
 
 
 class OneRankOf(SingleProcess):

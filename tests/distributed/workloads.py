@@ -79,8 +79,8 @@ def as_list(K, value) -> list:
 
 def workloads(backend: str) -> dict:
     """Every shared result: a QAOA energy and gradient (terms shared), Pauli expectations without
-    gradients, a sliced contraction's value and gradient (slices shared), noisy trajectories
-    with a seed, and three Adam steps."""
+    gradients, a sliced contraction's value and gradient (slices shared), a batch of energies and
+    gradients (lanes shared), noisy trajectories with a seed, and three Adam steps."""
     K = tq.set_backend(backend)
     graph = nx.random_regular_graph(3, QAOA_NODES, seed=7)
     energy, hamiltonian = qaoa_energy(graph)
@@ -94,12 +94,16 @@ def workloads(backend: str) -> dict:
         sliced_value, sliced_gradient = tq.value_and_grad(scrambled_energy)(angles)
     mean, error = tq.noise.trajectory_expectation(noisy_circuit(), tq.PauliSum([(1.0, "IIZZII")]), 64,
                                                   seed=11)
+    batch = K.asarray(np.array([[0.3, 0.5, 0.4, 0.2], [0.1, 0.2, 0.3, 0.4], [0.5, 0.4, 0.3, 0.2]]),
+                      K.real_dtype)
+    batch_values, batch_gradients = tq.vectorize_or_fallback(tq.value_and_grad(energy))(batch)
     steps = tq.optimize.minimize(energy, np.array([0.3, 0.5, 0.4, 0.2]), method="adam", maxiter=3,
                                  progress=False)
     return {"energy": as_list(K, value), "gradient": as_list(K, gradient),
             "pauli": as_list(K, circuit.pauli_expectations(strings + ["I" * QAOA_NODES])),
             "slices": slices, "sliced": as_list(K, sliced_value),
             "sliced gradient": as_list(K, sliced_gradient),
+            "batch": as_list(K, batch_values), "batch gradient": as_list(K, batch_gradients),
             "trajectories": [mean, error], "adam": np.asarray(steps.x, dtype=float).tolist(),
             "adam fun": float(steps.fun)}
 

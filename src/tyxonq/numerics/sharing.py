@@ -10,16 +10,15 @@ ends with the same result, the one a single process computes (to rounding: the s
 from __future__ import annotations
 
 import hashlib
-from contextvars import ContextVar
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .arguments import checked_seed
-from .distributed import Communicator, communicator
+from .distributed import Communicator, DistributedMismatchError, communicator
 
 __all__ = ["DistributedRankError", "balanced_shares", "rank_share", "rank_seed", "shared_rows",
-           "summed_over_ranks", "structure_digest", "sharing"]
+           "shared_lanes", "summed_over_ranks", "structure_digest", "sharing"]
 
 
 class DistributedRankError(RuntimeError):
@@ -27,15 +26,17 @@ class DistributedRankError(RuntimeError):
     every rank that did not fail; the failing rank raises its own error)."""
 
 
-#: set while a rank computes its own share: what it calls then is not shared again
-_OWN_SHARE: ContextVar[bool] = ContextVar("tyxonq_own_share", default=False)
+#: how many of this rank's own shares are being computed: what they call is not shared again. One
+#: flag for the whole process, not per thread: JAX runs a gradient node's host callback on a thread
+#: of its own
+_OWN_SHARE = [0]
 
 
 def sharing() -> Communicator | None:
     """The active communicator when this process is one rank of several and is not computing its
     own share of something already shared, else ``None``."""
     comm = communicator()
-    return comm if comm.size > 1 and not _OWN_SHARE.get() else None
+    return comm if comm.size > 1 and not _OWN_SHARE[0] else None
 
 
 def balanced_shares(costs: Sequence[float], size: int) -> list[list[int]]:
@@ -67,9 +68,13 @@ def rank_share(count: int, comm: Communicator) -> tuple[int, int]:
     >>> rank_share(10, SingleProcess())
     (0, 10)
     """
-    base, extra = divmod(count, comm.size)
-    start = comm.rank * base + min(comm.rank, extra)
-    return start, start + base + (1 if comm.rank < extra else 0)
+    return _share_bounds(count, comm.rank, comm.size)
+
+
+def _share_bounds(count: int, rank: int, size: int) -> tuple[int, int]:
+    base, extra = divmod(count, size)
+    start = rank * base + min(rank, extra)
+    return start, start + base + (1 if rank < extra else 0)
 
 
 def rank_seed(seed: Any, comm: Communicator) -> int | None:
@@ -137,13 +142,13 @@ def summed_over_ranks(comm: Communicator, compute: Callable[[], np.ndarray], sha
     [1.0, 1.0]
     """
     failure = None
-    token = _OWN_SHARE.set(True)
+    _OWN_SHARE[0] += 1
     try:
         local = np.asarray(compute(), dtype=complex).reshape(shape)
     except Exception as error:  # noqa: BLE001 - re-raised below, after the others heard of it
         failure, local = error, np.zeros(shape, dtype=complex)
     finally:
-        _OWN_SHARE.reset(token)
+        _OWN_SHARE[0] -= 1
     total = comm.all_reduce_sum(np.concatenate([[1.0 if failure else 0.0], local.reshape(-1)]))
     if failure is not None:
         raise failure
@@ -153,3 +158,71 @@ def summed_over_ranks(comm: Communicator, compute: Callable[[], np.ndarray], sha
             f"{failed} other rank(s) of {comm.size} failed while computing {what}; their own errors "
             "say why (this rank's share succeeded)")
     return total[1:].reshape(shape)
+
+
+def shared_lanes(K: Any, compute: Callable[[int, int], Any], size: int) -> Any:
+    """A batch of ``size`` lanes computed in shares: ``compute(start, stop)`` returns the lanes
+    ``start:stop`` (backend arrays stacked along axis 0, or tuples, lists and dicts of them); each
+    rank computes its share (:func:`rank_share`, alone) and every rank returns all lanes, in order.
+    One all-gather of the shares' sizes (a rank that failed sends -1: the others raise
+    :class:`DistributedRankError`), one all-reduce of the values."""
+    comm = communicator()
+    start, stop = rank_share(size, comm)
+    failure, leaves, rebuild = None, [], None
+    _OWN_SHARE[0] += 1
+    try:
+        if stop == start:
+            raise ValueError(f"a batch of {size} lanes is smaller than the {comm.size} ranks sharing "
+                             "it: give every rank at least one lane")
+        leaves, rebuild = _flattened(compute(start, stop))
+        host = [np.asarray(K.to_numpy(leaf)) for leaf in leaves]
+    except Exception as error:  # noqa: BLE001 - re-raised below, after the others heard of it
+        failure, host = error, []
+    finally:
+        _OWN_SHARE[0] -= 1
+    described = np.asarray([-1.0] if failure else [float(sum(h.size for h in host))])
+    counts = comm.all_gather(described).real.reshape(-1)
+    if failure is not None:
+        raise failure
+    if np.any(counts < 0):
+        raise DistributedRankError(f"{int(np.sum(counts < 0))} other rank(s) of {comm.size} failed while "
+                                   "computing their lanes of a batch; their own errors say why")
+    per_lane = [int(np.prod(h.shape[1:])) for h in host]  # each leaf's entries per lane
+    bounds = [_share_bounds(size, rank, comm.size) for rank in range(comm.size)]
+    if not np.array_equal(counts, [(stop_r - start_r) * sum(per_lane) for start_r, stop_r in bounds]):
+        raise DistributedMismatchError("a batch's lanes have different shapes on different ranks: every "
+                                       "rank must compute the same function of the same batch")
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+    total = np.zeros(offsets[-1], dtype=complex)
+    total[offsets[comm.rank]:offsets[comm.rank + 1]] = np.concatenate([h.reshape(-1) for h in host])
+    total = comm.all_reduce_sum(total)
+    gathered = []
+    for index, mine in enumerate(host):  # every rank's lanes of this leaf, in rank order
+        pieces = []
+        for rank, (start_r, stop_r) in enumerate(bounds):
+            begin = offsets[rank] + (stop_r - start_r) * sum(per_lane[:index])
+            piece = total[begin:begin + (stop_r - start_r) * per_lane[index]]
+            pieces.append(piece.reshape((stop_r - start_r,) + mine.shape[1:]))
+        joined = np.concatenate(pieces)
+        gathered.append(K.asarray(joined if np.iscomplexobj(mine) else joined.real.astype(mine.dtype)))
+    return rebuild(gathered)
+
+
+def _flattened(tree: Any) -> tuple[list, Callable[[list], Any]]:
+    """The arrays of a tuple/list/dict tree, and the function that rebuilds it from new ones."""
+    if isinstance(tree, (tuple, list)):
+        parts = [_flattened(item) for item in tree]
+        leaves = [leaf for part, _ in parts for leaf in part]
+
+        def rebuild(new: list) -> Any:
+            items, position = [], 0
+            for part, inner in parts:
+                items.append(inner(new[position:position + len(part)]))
+                position += len(part)
+            return type(tree)(items)
+        return leaves, rebuild
+    if isinstance(tree, dict):
+        keys = list(tree)
+        inner_leaves, inner = _flattened([tree[key] for key in keys])
+        return inner_leaves, lambda new: dict(zip(keys, inner(new)))
+    return [tree], lambda new: new[0]

@@ -135,6 +135,23 @@ def _with_fallback(backend: ArrayBackend, fn: Callable[..., Any], native: Callab
     return batched
 
 
+def _rank_lanes(K: ArrayBackend, batched: Callable[..., Any], args: Sequence[Any], kwargs: dict,
+                in_axes: Any, out_axes: Any) -> Any:
+    """The whole batch from this rank's share of its lanes, or ``None`` where it is not shared."""
+    from .distributed import communicator
+    from .sharing import shared_lanes, sharing
+
+    axes = per_argument_axes(in_axes, len(args))
+    if sharing() is None or out_axes != 0 or any(axis not in (0, None) for axis in axes) \
+            or any(K.is_array(arg) and K.needs_gradient(arg) for arg in args):
+        return None
+    size = _batch_size(K, args, axes, in_axes)
+    if size < communicator().size:  # fewer lanes than ranks: every rank computes them all
+        return None
+    return shared_lanes(K, lambda start, stop: batched(*[arg if axis is None else arg[start:stop]
+                                                         for arg, axis in zip(args, axes)], **kwargs), size)
+
+
 def _stack_outputs(backend: ArrayBackend, results: Sequence[Any], out_axes: Any) -> Any:
     first = results[0]
     if isinstance(first, (tuple, list)):
@@ -168,6 +185,12 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
     in_axes, out_axes
         As for :meth:`ArrayBackend.vmap`.
 
+    In a distributed run (:mod:`tyxonq.numerics.distributed`) each rank computes its share of the
+    batch's lanes (in order) and every rank returns the whole batch
+    (:func:`~tyxonq.numerics.sharing.shared_lanes`), where the arguments are readable arrays
+    batched along axis 0 and the outputs stacked along axis 0; otherwise (traced or recorded
+    arguments, other axes) every rank computes every lane.
+
     Examples
     --------
     >>> import tyxonq as tq
@@ -184,6 +207,9 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
         from .selection import get_backend
 
         active = backend if backend is not None else get_backend()
+        shared = _rank_lanes(active, batched, args, kwargs, in_axes, out_axes)
+        if shared is not None:  # a distributed run: this rank's lanes, then everyone's
+            return shared
         looped = loop_vmap(active, fn, in_axes, out_axes)
         kind = active.capabilities.vmap
         if policy == "off":
