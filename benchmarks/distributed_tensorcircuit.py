@@ -32,8 +32,8 @@ def run(repeat: int) -> None:
 
     jax.config.update("jax_enable_x64", True)
     if "JAX_COORDINATOR_ADDRESS" in os.environ:
-        jax.distributed.initialize(os.environ["JAX_COORDINATOR_ADDRESS"], int(os.environ["JAX_NUM_PROCESSES"]),
-                                   int(os.environ["JAX_PROCESS_ID"]))
+        jax.distributed.initialize(os.environ["JAX_COORDINATOR_ADDRESS"],
+                                   int(os.environ["JAX_NUM_PROCESSES"]), int(os.environ["JAX_PROCESS_ID"]))
     import tensorcircuit as tc
     from tensorcircuit.experimental import DistributedContractor
 
