@@ -9,9 +9,8 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_count, checked_seed
-from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
-from ..numerics.sharing import rank_seed, rank_share, summed_over_ranks
+from ..numerics.sharing import rank_seed, rank_share, sharing, summed_over_ranks
 
 __all__ = ["trajectory_expectation"]
 
@@ -82,9 +81,9 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     from ..circuit.statevector.trajectories import batch_size
     from ..numerics.memory import require_memory
 
-    comm = communicator()
-    start, stop = rank_share(int(trajectories), comm)  # this rank's trajectories, its own seed
-    rng = np.random.default_rng(rank_seed(seed, comm))
+    comm = sharing()  # a distributed run: this rank's trajectories, with its own seed
+    start, stop = (0, int(trajectories)) if comm is None else rank_share(int(trajectories), comm)
+    rng = np.random.default_rng(checked_seed(seed) if comm is None else rank_seed(seed, comm))
     require_memory(K, 4 * batch_size(n, max(stop - start, 1)) * 2 ** n,
                    f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
 
@@ -97,7 +96,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
                                                 stop - start, rng)])
         return results
 
-    if comm.size == 1:
+    if comm is None:
         results = compute()
     else:
         comm.agree((n, int(trajectories), seed, [(op.gate, op.qubits) for op in circuit.operations]),
