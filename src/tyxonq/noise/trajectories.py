@@ -10,7 +10,7 @@ import numpy as np
 from ..numerics import get_backend
 from ..numerics.arguments import checked_count, checked_seed
 from ..numerics.protocol import ArrayBackend
-from ..numerics.sharing import rank_seed, rank_share, sharing, summed_over_ranks
+from ..numerics.sharing import shared_rows
 
 __all__ = ["trajectory_expectation"]
 
@@ -81,27 +81,16 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     from ..circuit.statevector.trajectories import batch_size
     from ..numerics.memory import require_memory
 
-    comm = sharing()  # a distributed run: this rank's trajectories, with its own seed
-    start, stop = (0, int(trajectories)) if comm is None else rank_share(int(trajectories), comm)
-    rng = np.random.default_rng(checked_seed(seed) if comm is None else rank_seed(seed, comm))
-    require_memory(K, 4 * batch_size(n, max(stop - start, 1)) * 2 ** n,
-                   f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
+    def draw(count: int, rank_seed: int | None) -> np.ndarray:  # a rank's share in a distributed run
+        require_memory(K, 4 * batch_size(n, count) * 2 ** n,
+                       f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
+        states = trajectory_states(K, n, circuit.operations, circuit.input_state(K), count,
+                                   np.random.default_rng(rank_seed))
+        return np.concatenate([np.asarray(K.to_numpy(values(batch)), dtype=float).reshape(-1)
+                               for batch in states])
 
-    def compute() -> np.ndarray:
-        results = np.zeros(int(trajectories))
-        if stop > start:
-            results[start:stop] = np.concatenate([
-                np.asarray(K.to_numpy(values(states)), dtype=float).reshape(-1)
-                for states in trajectory_states(K, n, circuit.operations, circuit.input_state(K),
-                                                stop - start, rng)])
-        return results
-
-    if comm is None:
-        results = compute()
-    else:
-        comm.agree((n, int(trajectories), seed, [(op.gate, op.qubits) for op in circuit.operations]),
-                   "the noisy circuit and its trajectories")
-        results = summed_over_ranks(comm, compute, (int(trajectories),), "noisy trajectories").real
+    results = shared_rows(draw, int(trajectories), seed, 1, "noisy trajectories", dtype=float,
+                          structure=[(op.gate, op.qubits) for op in circuit.operations]).reshape(-1)
     return float(results.mean()), float(results.std(ddof=1) / np.sqrt(len(results)))
 
 

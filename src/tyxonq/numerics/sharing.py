@@ -9,7 +9,6 @@ ends with the same result, the one a single process computes (to rounding: the s
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,7 +17,7 @@ from .arguments import checked_seed
 from .distributed import Communicator, DistributedMismatchError, communicator
 
 __all__ = ["DistributedRankError", "balanced_shares", "rank_share", "rank_seed", "shared_rows",
-           "shared_lanes", "summed_over_ranks", "structure_digest", "sharing"]
+           "shared_lanes", "summed_over_ranks", "sharing"]
 
 
 class DistributedRankError(RuntimeError):
@@ -96,11 +95,12 @@ def rank_seed(seed: Any, comm: Communicator) -> int | None:
 
 
 def shared_rows(draw: Callable[[int, int | None], Any], count: int, seed: Any, width: int,
-                what: str) -> Any:
+                what: str, dtype: Any = np.int64, structure: Any = None) -> Any:
     """``count`` random rows: ``draw(rows, seed)`` as it is in one process; in a distributed run
     each rank draws its share of the rows (:func:`rank_share`) with its own seed
-    (:func:`rank_seed`), as a host array of shape ``(rows, width)`` of integers below ``2**53``,
-    and every rank gets all ``count`` rows, in rank order.
+    (:func:`rank_seed`), as a host array of shape ``(rows, width)`` (integers below ``2**53``,
+    or floats with ``dtype=float``), and every rank gets all ``count`` rows of ``dtype``, in rank
+    order, after the ranks agreed on the count, the seed and ``structure`` (what is drawn from).
 
     Examples
     --------
@@ -110,7 +110,7 @@ def shared_rows(draw: Callable[[int, int | None], Any], count: int, seed: Any, w
     comm = sharing()
     if comm is None:
         return draw(count, checked_seed(seed))
-    comm.agree((count, width, checked_seed(seed), what), what)
+    comm.agree((count, width, checked_seed(seed), what, structure), what)
     start, stop = rank_share(count, comm)
 
     def compute() -> np.ndarray:
@@ -120,12 +120,8 @@ def shared_rows(draw: Callable[[int, int | None], Any], count: int, seed: Any, w
             rows[start:stop] = drawn.reshape(stop - start, width)
         return rows
 
-    return np.rint(summed_over_ranks(comm, compute, (count, width), what).real).astype(np.int64)
-
-
-def structure_digest(value: Any) -> str:
-    """A short digest of ``repr(value)`` (what :meth:`~Communicator.agree` compares)."""
-    return hashlib.sha256(repr(value).encode()).hexdigest()
+    rows = summed_over_ranks(comm, compute, (count, width), what).real
+    return np.rint(rows).astype(dtype) if np.issubdtype(dtype, np.integer) else rows.astype(dtype)
 
 
 def summed_over_ranks(comm: Communicator, compute: Callable[[], np.ndarray], shape: tuple[int, ...],

@@ -25,7 +25,7 @@ from ...numerics.arguments import readable_scalar
 from ...numerics.distributed import Communicator
 from ...numerics.dual import Dual
 from ...numerics.protocol import ArrayBackend
-from ...numerics.sharing import balanced_shares, sharing, structure_digest
+from ...numerics.sharing import balanced_shares, sharing
 
 __all__ = ["shared_work", "structure"]
 
@@ -81,10 +81,10 @@ def _pieces(requests: Sequence[Any], size: int) -> list[tuple[float, list[int]]]
 
 
 def structure(K: ArrayBackend, operations: Sequence[Any], requests: Sequence[Any],
-              weights: Any = None) -> str:
-    """A digest of what a set of contractions computes: every operation (gate, qubits, angles
-    where they can be read, channel), every contraction's output shape, cost, fixed bits and
-    observable sizes, and the terms' ``weights``."""
+              weights: Any = None) -> tuple:
+    """What a set of contractions computes, for the ranks to compare (as a digest): every
+    operation (gate, qubits, angles where they can be read, channel), every contraction's output
+    shape, cost, fixed bits and observable sizes, and the terms' ``weights``."""
     gates = [(op.gate, op.qubits, op.dagger, None if op.channel is None else len(op.channel.operators))
              for op in operations]
     angles = [p.value if isinstance(p, Dual) else p for op in operations for p in op.params]
@@ -95,7 +95,7 @@ def structure(K: ArrayBackend, operations: Sequence[Any], requests: Sequence[Any
     contractions = [(r.network_plan.output_shape, r.network_plan.plan.contraction.flops, tuple(r.bits),
                      tuple(r.operator_sizes)) for r in requests]
     weighting = None if weights is None else np.asarray(weights, dtype=complex).tobytes()
-    return structure_digest((gates, readable, contractions, weighting))
+    return gates, readable, contractions, weighting
 
 
 def _readable(K: ArrayBackend, value: Any) -> Any:
