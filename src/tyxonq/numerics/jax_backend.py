@@ -291,11 +291,7 @@ class JaxBackend(ArrayModuleBackend):
 
     def host_twin(self) -> Any:
         """The NumPy backend of this precision: a gradient node computes inside a host callback."""
-        if getattr(self, "_twin", None) is None:
-            from .numpy_backend import NumpyBackend
-
-            self._twin = NumpyBackend(dtype=self.precision)
-        return self._twin
+        return self._numpy_twin()
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:

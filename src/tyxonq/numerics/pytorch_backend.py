@@ -651,13 +651,7 @@ class PyTorchBackend(BackendBase):
     def host_twin(self) -> Any:
         """The NumPy backend of this precision for CPU tensors (which NumPy reads without a
         copy, at a fraction of PyTorch's cost per small call), else this backend."""
-        if self.device.type != "cpu":
-            return self
-        if getattr(self, "_twin", None) is None:
-            from .numpy_backend import NumpyBackend
-
-            self._twin = NumpyBackend(dtype=self.precision)
-        return self._twin
+        return self._numpy_twin() if self.device.type == "cpu" else self
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:
