@@ -195,14 +195,6 @@ class BackendBase:
         backend of the same precision for arrays in host memory, else this backend."""
         return self
 
-    def _numpy_twin(self) -> Any:
-        """The NumPy backend of this backend's precision (made once, then kept)."""
-        if getattr(self, "_twin", None) is None:
-            from .numpy_backend import NumpyBackend
-
-            self._twin = NumpyBackend(dtype=self.precision)
-        return self._twin
-
     def dtype_of(self, x: Any) -> Any:
         raise NotImplementedError
 

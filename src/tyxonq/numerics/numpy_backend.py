@@ -37,3 +37,11 @@ class NumpyBackend(ArrayModuleBackend):
             device="cpu", distributed=True, max_ndim=NUMPY_MAX_NDIM,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)
+
+
+def numpy_twin(K: Any) -> NumpyBackend:
+    """The NumPy backend of ``K``'s precision, made once and kept on ``K`` (the host twin of the
+    PyTorch and JAX backends)."""
+    if getattr(K, "_twin", None) is None:
+        K._twin = NumpyBackend(dtype=K.precision)  # noqa: SLF001 - a cache on the backend itself
+    return K._twin  # noqa: SLF001

@@ -651,7 +651,9 @@ class PyTorchBackend(BackendBase):
     def host_twin(self) -> Any:
         """The NumPy backend of this precision for CPU tensors (which NumPy reads without a
         copy, at a fraction of PyTorch's cost per small call), else this backend."""
-        return self._numpy_twin() if self.device.type == "cpu" else self
+        from .numpy_backend import numpy_twin
+
+        return numpy_twin(self) if self.device.type == "cpu" else self
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:
