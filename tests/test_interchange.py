@@ -165,12 +165,15 @@ def test_affine_angles_of_named_parameters():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[1];\nmeasure q[0] -> c[0];\nx q[0];\n',
-     r"x on qubits \[0\]\).*mid-circuit measurement.*line 6"),
-    ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nh q[0];\nreset q[0];\n',
-     r"reset.*line 5"),
+    ('OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[1] q;\nbit[1] c;\nh q[0];\nc[0] = measure q[0];\n'
+     'while (c[0]) {\n  x q[0];\n  c[0] = measure q[0];\n}\n',
+     r"instruction 2 \(while_loop on qubits \[0\]\): a while loop \(while_loop\).*line 7"),
     ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[1];\nh q[0];\nmeasure q[0] -> c[0];\n'
-     'if (c == 1) x q[0];\n', r"line 7"),
+     'if (c == 1) measure q[0] -> c[0];\n', r"a measurement \(measure\) inside an if body.*line 7"),
+    ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[1];\nif (c == 0) reset q[0];\n',
+     r"a reset \(reset\) inside an if body.*line 5"),
+    ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nopaque magic a;\nh q[0];\nmagic q[0];\n',
+     r"no gate 'magic'.*line 6"),
     ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nfoo q[0];\n', r"could not be parsed.*foo"),
     ('OPENQASM 4.0;\nqubit q;\n', r"OpenQASM 4 is not supported"),
     ("garbage !!", r"OpenQASM 3 could not be parsed: line 1:8 .*'garbage!'"),
@@ -180,6 +183,18 @@ def test_affine_angles_of_named_parameters():
 ])
 def test_what_cannot_be_simulated_is_refused_with_its_line(text, message):
     with pytest.raises(ValueError, match=message):
+        tq.Circuit.from_openqasm(text)
+
+
+def test_a_refusal_names_its_own_line_when_an_earlier_line_reads_alike():
+    """Regression: lines were found by the statement's first word, so the ``if`` refused on line 8
+    was reported at the first ``if`` (line 5); ``x q;`` makes one instruction per qubit."""
+    text = ('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[1];\nif (c == 0) x q;\nh q[0];\n'
+            'if (c == 0) x q[0];\nif (c == 0) reset q[0];\nh q[0];\n')
+    with pytest.raises(ValueError, match=r"instruction 4 \(if_else.*inside an if body.*OpenQASM line 8\)$"):
+        tq.Circuit.from_openqasm(text)
+    text = text.replace("if (c == 0) reset q[0];", "opaque magic a;\nmagic q[0];\nh q[0];\nmagic q[1];")
+    with pytest.raises(ValueError, match=r"instruction 4 \(magic.*line 9\)$"):
         tq.Circuit.from_openqasm(text)
 
 

@@ -206,6 +206,8 @@ class CircuitBase(SimulatorBase):
         what = f"the probabilities of {len(qubits)} qubit(s)"
         if not rehearsing():
             require_memory(K, 2 ** len(qubits), what, LIGHT_CONE_HINT)
+        if self.is_dynamic():
+            return self._deferred().marginal_probability(qubits)
         if (basis := self._basis_route()) is not None:
             return K.asarray(one_hot(2 ** len(qubits), basis.index(qubits)), K.real_dtype)
         n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
@@ -305,6 +307,8 @@ class CircuitBase(SimulatorBase):
         strings = self._validated_strings(strings)
         if coefficients is not None and len(coefficients) != len(strings):
             raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+        if self.is_dynamic():
+            return self._deferred().pauli_expectations(strings, coefficients)
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
         if self._lanes() is not None:
             return weighted_sum(get_backend(), self._lane_pauli(strings), coefficients)
@@ -370,7 +374,7 @@ class CircuitBase(SimulatorBase):
         return traced_expectation(self, evaluate, apply_observable, requests)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
-               readout_error: Any = None, method: str = "auto") -> Any:
+               readout_error: Any = None, method: str = "auto", final: bool = True) -> Any:
         """Measure all qubits ``shots`` times, exactly, at any width.
 
         Parameters
@@ -397,12 +401,25 @@ class CircuitBase(SimulatorBase):
             (:mod:`tyxonq.circuit.wide_sampling`). All are exact. In a distributed run each rank
             draws its share of the shots with its own seed derived from ``seed``
             (:func:`~tyxonq.numerics.sharing.shared_rows`) and every rank returns all of them.
+        final : bool
+            Measure every qubit at the end (default). A dynamic circuit (mid-circuit
+            :meth:`measure`, ``reset``, ``cond``, ``post_select``) reports its classical bits
+            first: keys ``"<c0 c1 ...> <q0 q1 ...>"`` (bit 0 and qubit 0 leftmost; only the bits
+            with ``final=False``), drawn shot by shot from branches of the state
+            (:mod:`tyxonq.circuit.branch_sampling`; shots that share outcomes share work), or from
+            the deferred-measurement circuit above
+            :data:`~tyxonq.circuit.branch_sampling.BRANCH_QUBITS` qubits; ``method`` is then not
+            used, and readout errors apply to the final qubits.
 
         Examples
         --------
         >>> import tyxonq as tq
         >>> tq.Circuit(2).x(0).sample(5, seed=1)
         {'10': 5}
+        >>> c = tq.Circuit(2).h(0)
+        >>> _ = c.cond(c.measure(0)).x(1)
+        >>> sorted(c.sample(100, seed=1))
+        ['0 00', '1 11']
         >>> tq.Circuit(1).sample(1000, seed=1, readout_error=[[0.9, 0.2], [0.1, 0.8]])["1"] / 1000
         0.103
         >>> c = tq.Circuit(60).h(0)
@@ -414,6 +431,11 @@ class CircuitBase(SimulatorBase):
         shots, confusions = self._sampling(shots, format, readout_error, seed)
         n = self._num_qubits
         K = get_backend()
+        if self.is_dynamic() or not final:
+            from .dynamic import dynamic_samples
+
+            require_sample_memory(shots, n + self.num_clbits, format, bits=True)
+            return dynamic_samples(self._deferred(), shots, seed, format, confusions, final)
         chosen = sampling_method(self, method)
         require_sample_memory(shots, n, format, bits=chosen != "state" or confusions is not None)
         if rehearsing():  # planned, not run: nothing to sample from

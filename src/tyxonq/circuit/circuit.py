@@ -118,6 +118,8 @@ class Circuit(CircuitBase):
         """
         checked_choice(method, STATE_METHODS, "method")
         self.check_exact("state()")
+        if self.is_dynamic():
+            return self._deferred().state()
         K = get_backend()
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if not rehearsing():
@@ -147,6 +149,8 @@ class Circuit(CircuitBase):
         0.5
         """
         bits = self._parse_bitstring(bitstring)
+        if self.is_dynamic():
+            return self._deferred().amplitude(bits)
         if self._lanes() is not None:
             return self.state()[int("".join(map(str, bits)), 2)]
         if (basis := self._basis_route()) is not None:
@@ -195,6 +199,8 @@ class Circuit(CircuitBase):
 
     def probability(self) -> Any:
         """Probabilities of all ``2**num_qubits`` basis states (a real array)."""
+        if self.is_dynamic():
+            return self.marginal_probability(range(self._num_qubits))
         state = self.state()
         K = get_backend()
         return K.real(K.conj(state) * state)
@@ -250,6 +256,8 @@ class Circuit(CircuitBase):
         >>> round(float(c.dense_expectation(lambda K, s: -s)), 12)
         -1.0
         """
+        if self.is_dynamic():
+            self._deferred().require_pure("dense_expectation()")
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.dense_expectation(apply_observable),
                                 apply_observable)
@@ -276,6 +284,9 @@ class Circuit(CircuitBase):
         """The circuit's unitary, ``2**n x 2**n`` (row = output basis index)."""
         K = get_backend()
         n, ops = self._num_qubits, list(self._operations)
+        if self.is_dynamic():
+            raise ValueError("matrix(): a circuit with mid-circuit measurements, resets, post-selections or "
+                             "conditions is not a unitary")
         if not rehearsing():
             require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
         return self._evaluate(("matrix",), lambda: matrix_network(n, ops), (2 ** n, 2 ** n),

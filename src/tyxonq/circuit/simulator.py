@@ -28,11 +28,12 @@ from ..numerics.cache_registry import register_function_cache
 from ..numerics.dual import Dual
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
-from ..operators.readout import apply_readout_error, confusion_matrices
+from ..operators.readout import confusion_matrices
 from .interchange.methods import InterchangeMethods
 from .operations.channel_methods import ChannelMethods
 from .operations.composition import CompositionMethods
 from .operations.drawing import draw as draw_circuit
+from .operations.dynamic_methods import DynamicMethods
 from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
 from .operations.operation import (
@@ -42,6 +43,7 @@ from .operations.operation import (
     validate_qubits,
     validate_unitary_matrix,
 )
+from .result_forms import format_index, format_samples, readout_seed, weighted_sum
 from .shots import shot_expectation
 from .statevector.lanes import operation_lanes
 
@@ -54,7 +56,7 @@ PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
 
 
-class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, InterchangeMethods):
+class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMethods, InterchangeMethods):
     """Operations on ``num_qubits`` qubits, checked as they are added."""
 
     _inputs: Any = None
@@ -69,6 +71,9 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         self._num_qubits = int(num_qubits)
         self._operations: list[Operation] = []
         self._channel_count = 0  # kept as operations are added: results check it on every call
+        self._dynamic_count = 0  # measurements, resets, post-selections and conditioned gates
+        self._num_clbits = 0
+        self._condition = None  # the condition on gates being added (cond), if any
         self._barriers: list[tuple[int, tuple[int, ...]]] = []  # (operations before it, qubits)
 
     def is_noisy(self) -> bool:
@@ -131,7 +136,8 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         else:
             params = tuple(validate_angle(value, gate, name, K)
                            for value, name in zip(params, spec.param_names))
-        self._operations.append(Operation(gate, qubits, params))
+        self._operations.append(Operation(gate, qubits, params, condition=self._condition))
+        self._dynamic_count += self._condition is not None
         return self
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
@@ -140,6 +146,9 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         if not isinstance(channel, Channel):
             raise TypeError(f"channel={channel!r} must be a tq.channels.Channel (e.g. "
                             "tq.channels.depolarizing(0.01)); build any other with tq.channels.kraus")
+        if self._condition is not None:
+            raise ValueError(f"a {channel.name} channel cannot be conditioned on classical bits; "
+                             "condition gates only")
         qubits = validate_qubits(qubits, self._num_qubits, channel.name)
         if len(qubits) != channel.num_qubits:
             raise ValueError(f"{channel.name} acts on {channel.num_qubits} qubit(s); got "
@@ -163,6 +172,9 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = list(operations)
         duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
+        duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
+        duplicate._num_clbits = max([self._num_clbits] + [op.clbits[0] + 1 for op in duplicate._operations
+                                                           if op.clbits])
         duplicate._barriers = []  # markers belong to the operations they stood between
         return duplicate
 
@@ -268,7 +280,27 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
             raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
         matrices, groups, diagonal = self._validated_operators(operators, hermitian, K)
+        if self.is_dynamic():
+            return self._deferred().expectation(matrices, groups, hermitian)
         return self._local_expectation(operators, matrices, groups, diagonal, hermitian, K)
+
+    def _deferred(self) -> Any:
+        """This dynamic circuit's results by deferred measurement (:mod:`tyxonq.circuit.dynamic`)."""
+        from .dynamic import DeferredResults
+
+        return DeferredResults(self)
+
+    def acceptance(self) -> Any:
+        """The probability that every :meth:`post_select` of the circuit succeeds (1 without
+        any); results are conditioned on it.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(float(tq.Circuit(1).ry(0, 1.0).post_select(0, 1).acceptance()), 6)
+        0.229849
+        """
+        return self._deferred().acceptance()
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
@@ -310,6 +342,8 @@ class SimulatorBase(GateMethods, ChannelMethods, CompositionMethods, Interchange
             value, error = shot_expectation(self, strings, coefficients, shots, rng, readout_error)
             return (value, error) if return_std else value
         checked_choice(method, PAULI_SUM_METHODS, "method")
+        if self.is_dynamic():
+            return self._deferred().pauli_sum_value(hamiltonian, method, hermitian)
         return self._pauli_sum_value(hamiltonian, method, hermitian)
 
     def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
@@ -418,55 +452,6 @@ def _qubit_list(qubits: Any, name: str) -> tuple:
     if isinstance(qubits, numbers.Integral) and not isinstance(qubits, bool):
         return (qubits,)
     return checked_sequence(qubits, name, "qubit indices (or one qubit)")
-
-
-def readout_seed(seed: int | None) -> Any:
-    """The readout stream's seed: derived from ``seed``, independent of the sampling stream."""
-    return None if seed is None else np.random.SeedSequence([int(seed), 0x5EAD])
-
-
-def format_index(index: int, width: int) -> str:
-    """Basis index as a bitstring, qubit 0 leftmost."""
-    return format(int(index), f"0{width}b")
-
-
-def weighted_sum(K: ArrayBackend, values: Any, coefficients: Sequence[Any] | None) -> Any:
-    """``values``, or ``sum_i c_i values_i`` when coefficients are given (backend arrays among
-    them stay differentiable)."""
-    if coefficients is None:
-        return values
-    if all(isinstance(c, numbers.Number) for c in coefficients):
-        return K.sum(values * K.asarray(np.asarray(coefficients)))
-    return K.sum(values * K.stack([K.asarray(c) for c in coefficients]))
-
-
-def format_samples(K: ArrayBackend, n: int, format: str, confusions: list | None, seed: int | None, *,
-                   indices: Any = None, bits: np.ndarray | None = None) -> Any:
-    """Samples as basis ``indices`` (a backend array) or ``bits`` (a host ``(shots, n)`` array,
-    qubit 0 first), read through ``confusions`` if given, in the requested format: counts,
-    bitstrings, or a backend array of basis indices (at most 62 qubits)."""
-    if confusions is not None:  # read through the confusion matrices (a separate stream)
-        if bits is None:
-            bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
-        bits = apply_readout_error(bits, confusions, np.random.default_rng(readout_seed(seed)))
-        indices = None
-    if indices is None and n <= 62:
-        indices = K.asarray(bits @ (1 << np.arange(n - 1, -1, -1, dtype=np.int64)), "int64")
-    if format == "indices":
-        if indices is None:
-            raise ValueError(f"format='indices' holds basis indices as int64, at most 62 qubits; "
-                             f"this circuit has {n}: use format='bitstrings' or 'counts'")
-        return indices
-    if indices is not None:
-        host = K.to_numpy(indices)
-        if format == "bitstrings":
-            return [format_index(i, n) for i in host.tolist()]
-        values, counts = np.unique(host, return_counts=True)
-        return {format_index(v, n): int(c) for v, c in zip(values.tolist(), counts.tolist())}
-    rows, counts = np.unique(bits.astype(np.int8), axis=0, return_counts=True)
-    if format == "bitstrings":
-        return ["".join(map(str, row)) for row in bits.astype(np.int8).tolist()]
-    return {"".join(map(str, row)): int(c) for row, c in zip(rows.tolist(), counts.tolist())}
 
 
 def _check_pauli_string(string: Any, num_qubits: int) -> None:

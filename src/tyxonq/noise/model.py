@@ -83,14 +83,17 @@ class NoiseModel:
         return wanted and (rule.qubits is None or rule.qubits.issuperset(qubits))
 
     def apply(self, circuit: Any) -> Any:
-        """The noisy :class:`~tyxonq.DMCircuit` of ``circuit`` (its channels kept)."""
+        """The noisy :class:`~tyxonq.DMCircuit` of ``circuit`` (its channels kept). Channels follow
+        gates only: not measurements, resets or post-selections (their errors are readout
+        errors); a gate under a classical condition is followed by its channels whether or not it
+        applied (a channel cannot be conditioned)."""
         from ..circuit.density import DMCircuit
-        from ..circuit.operations.operation import Operation
+        from ..circuit.operations.operation import DYNAMIC_KINDS, Operation
 
         operations = []
         for op in circuit.operations:
             operations.append(op)
-            if op.channel is not None:
+            if op.channel is not None or op.gate in DYNAMIC_KINDS:
                 continue
             for rule in self._rules:
                 if not self._matches(rule, op.gate, op.qubits):

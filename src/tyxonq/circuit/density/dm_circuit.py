@@ -144,6 +144,8 @@ class DMCircuit(CircuitBase):
         what = f"the density matrix of {len(qubits)} qubit(s)"
         if not rehearsing():
             require_memory(K, size * size, what, LIGHT_CONE_HINT)
+        if self.is_dynamic():
+            return self._deferred().reduced_density_matrix(qubits)
         n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
         return self._evaluate(("density", qubits), lambda: density_network(n, ops, kind, qubits),
                               (size, size), what)

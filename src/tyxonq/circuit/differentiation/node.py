@@ -20,6 +20,7 @@ Kraus operators, a complex result) is differentiated by plain autograd through t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -28,7 +29,6 @@ from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
 from ...numerics.memory import memory_budget
 from ...numerics.protocol import ArrayBackend
-from ..operations.operation import Operation
 from .tracing import active_gradient_method, gradient_method
 
 __all__ = ["recorded_angles", "recorded_coefficients", "expectation_node"]
@@ -81,7 +81,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
             params = list(traced[k].params)
             params[j] = Dual(value, gradient)
             op = traced[k]
-            traced[k] = Operation(op.gate, op.qubits, tuple(params), op.dagger, op.channel)
+            traced[k] = replace(op, params=tuple(params))
         with use_backend(backend), gradient_method(method):
             return _value_and_jacobian(evaluate(circuit.with_operations(traced)), len(slots))
 

@@ -38,8 +38,8 @@ _FOUR_TERM = ((math.sqrt(2) + 1) / (4 * math.sqrt(2)), (math.sqrt(2) - 1) / (4 *
 
 def plain_operations(operations: list[Operation]) -> list[Operation]:
     """The operations with every traced angle replaced by its value."""
-    return [Operation(op.gate, op.qubits, tuple(p.value if isinstance(p, Dual) else p for p in op.params),
-                      op.dagger, op.channel) if op.params else op for op in operations]
+    return [replace(op, params=tuple(p.value if isinstance(p, Dual) else p for p in op.params))
+            if op.params else op for op in operations]
 
 
 def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],

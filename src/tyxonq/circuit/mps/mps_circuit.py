@@ -20,10 +20,12 @@ from ...numerics.dual import TracingError
 from ...numerics.lanes import LanesError
 from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
+from ...numerics.sharing import shared_rows
 from ..differentiation.traced import parameter_shift_dual
 from ..operations.gates import constant, gate_matrix
 from ..simulator import SimulatorBase, format_samples, weighted_sum
 from . import measure
+from .branches import MPSBranches
 from .sampling import perfect_samples
 from .schedule import apply_operations
 from .state import MPSState, truncation_of
@@ -134,6 +136,15 @@ class MPSCircuit(SimulatorBase):
                 raise ValueError(f"inputs must be a normalised state; a norm is {norm:.6g}")
         return kind, inputs
 
+    def _deferred(self) -> MPSBranches:
+        """A dynamic circuit's results: one MPS per branch of outcomes (:mod:`.branches`)."""
+        K = get_backend()
+        if self._lanes() is not None:
+            raise LanesError("MPSCircuit results of a batch of parameter sets (the batch loops)")
+        return MPSBranches(self, lambda: _initial_state(K, self._num_qubits, self._inputs,
+                                                        truncation_of(K, self._max_bond, self._cutoff)),
+                           _matrices(K))
+
     # -- simulation ----------------------------------------------------------------------------
     def simulated_state(self, what: str) -> MPSState:
         """The simulated state (cached; an extended circuit continues from its parent's)."""
@@ -215,6 +226,8 @@ class MPSCircuit(SimulatorBase):
         0.5
         """
         bits = self._parse_bitstring(bitstring)
+        if self.is_dynamic():
+            return self._deferred().amplitude(bits)
         return measure.amplitude(self.simulated_state("amplitude()"), bits)
 
     def state(self) -> Any:
@@ -222,6 +235,8 @@ class MPSCircuit(SimulatorBase):
         K = get_backend()
         n = self._num_qubits
         require_memory(K, 2 ** n, f"state() of {n} qubits", MPS_HINT)
+        if self.is_dynamic():
+            return self._deferred().state()
         return measure.dense_state(self.simulated_state("state()"))
 
     wavefunction = state
@@ -229,6 +244,8 @@ class MPSCircuit(SimulatorBase):
     def probability(self) -> Any:
         """Probabilities of all ``2**n`` basis states (a real array), memory checked first."""
         K = get_backend()
+        if self.is_dynamic():
+            return self.marginal_probability(range(self._num_qubits))
         psi = self.state()
         return K.real(K.conj(psi) * psi)
 
@@ -269,6 +286,8 @@ class MPSCircuit(SimulatorBase):
             if np.iscomplexobj(np.asarray(coefficients)):
                 raise TracingError("exact gradients need a real objective: real coefficients")
             return parameter_shift_dual(self, lambda c: c.pauli_expectations(strings, coefficients))
+        if self.is_dynamic():
+            return self._deferred().pauli_expectations(strings, coefficients)
         K = get_backend()
         state = self.simulated_state("pauli_expectations()")
         one = K.ones((), K.dtype)
@@ -293,6 +312,8 @@ class MPSCircuit(SimulatorBase):
         K = get_backend()
         require_memory(K, 4 ** len(qubits) * 4, f"the density matrix of {len(qubits)} qubit(s)",
                        "Use fewer qubits")
+        if self.is_dynamic():
+            return self._deferred().reduced_density_matrix(qubits)
         return measure.reduced_density_matrix(self.simulated_state("reduced_density_matrix()"), qubits)
 
     def marginal_probability(self, qubits: Sequence[int]) -> Any:
@@ -311,15 +332,18 @@ class MPSCircuit(SimulatorBase):
         K = get_backend()
         require_memory(K, 2 ** len(qubits) * 4, f"the probabilities of {len(qubits)} qubit(s)",
                        "Use fewer qubits")
+        if self.is_dynamic():
+            return self._deferred().marginal_probability(qubits)
         return measure.marginal_probability(self.simulated_state("marginal_probability()"), qubits)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
-               readout_error: Any = None) -> Any:
+               readout_error: Any = None, final: bool = True) -> Any:
         """Measure all qubits ``shots`` times by exact sequential sampling from the MPS (all
         shots at once, one site at a time; nothing of size ``2**n``).
 
         Parameters as :meth:`tyxonq.Circuit.sample`; ``format="indices"`` needs at most 62
-        qubits.
+        qubits. A dynamic circuit reports its classical bits first, as ``Circuit.sample`` does,
+        drawn from its branches (:mod:`tyxonq.circuit.mps.branches`).
 
         Examples
         --------
@@ -328,9 +352,27 @@ class MPSCircuit(SimulatorBase):
         {'101': 5}
         """
         shots, confusions = self._sampling(shots, format, readout_error, seed)
-        require_sample_memory(shots, self._num_qubits, format, bits=True)
+        require_sample_memory(shots, self._num_qubits + self.num_clbits, format, bits=True)
+        if self.is_dynamic() or not final:
+            return self._dynamic_sample(shots, seed, format, confusions, final)
         bits = perfect_samples(self.simulated_state("sample()"), shots, random_generator(seed))
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
+
+    def _dynamic_sample(self, shots: int, seed: Any, format: str, confusions: Any, final: bool) -> Any:
+        from ..dynamic import formatted_rows
+
+        n, m = self._num_qubits, self.num_clbits
+        if not final and m == 0:
+            raise ValueError("sample(final=False) reports the classical bits, and this circuit measures none")
+        branches = self._deferred()
+
+        def draw(count: int, rank_seed: Any) -> np.ndarray:
+            return branches.sample_rows(count, random_generator(rank_seed), final)
+
+        rows = shared_rows(draw, shots, seed,
+                           m + (n if final else 0), "the samples",
+                           structure=tuple(op.structure for op in self._operations))
+        return formatted_rows(get_backend(), rows, m, n, format, confusions, final, seed)
 
 
 def _host(K: ArrayBackend, value: Any) -> Any:

@@ -61,7 +61,3 @@ class ChannelMethods:
         """T1/T2 relaxation over ``time``: :func:`tyxonq.channels.thermal_relaxation`."""
         return self._add_channel(channels.thermal_relaxation(t1, t2, time, excited_population),
                                  (qubit,))
-
-    def reset(self: C, qubit: int) -> C:
-        """Reset to ``|0>``: :func:`tyxonq.channels.reset`."""
-        return self._add_channel(channels.reset(), (qubit,))

@@ -4,6 +4,7 @@ chosen qubits, ``barrier`` markers, ``gate_count``, ``depth`` and ``num_paramete
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Iterable, Sequence, TypeVar
 
 from .gates import canonical_gate_name
@@ -18,7 +19,17 @@ class CompositionMethods:
     _num_qubits: int
     _operations: list
     _channel_count: int
+    _dynamic_count: int
+    _num_clbits: int
     _barriers: list
+
+    def _count_added(self, placed: list[Operation]) -> None:
+        """Keep the counts of channels, dynamic operations and classical bits (the other
+        circuit's bits keep their indices)."""
+        self._channel_count += sum(op.channel is not None for op in placed)
+        self._dynamic_count += sum(op.is_dynamic for op in placed)
+        self._num_clbits = max([self._num_clbits] + [b + 1 for op in placed for b in op.clbits]
+                               + [b + 1 for op in placed if op.condition for b in op.condition.bits])
 
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         """``other``'s operations with its qubit ``i`` on ``qubits[i]``."""
@@ -36,8 +47,7 @@ class CompositionMethods:
         if len(qubits) != other.num_qubits:
             raise ValueError(f"{method}: qubits={list(qubits)} must name one qubit for each of the "
                              f"other circuit's {other.num_qubits}")
-        return [Operation(op.gate, tuple(qubits[q] for q in op.qubits), op.params, op.dagger, op.channel)
-                for op in other.operations]
+        return [replace(op, qubits=tuple(qubits[q] for q in op.qubits)) for op in other.operations]
 
     def _placed_barriers(self, other: Any, qubits: Sequence[int] | None, offset: int) -> list:
         qubits = tuple(range(other.num_qubits)) if qubits is None else tuple(qubits)
@@ -73,7 +83,7 @@ class CompositionMethods:
         placed = self._placed(other, qubits, "append")
         self._barriers += self._placed_barriers(other, qubits, len(self._operations))
         self._operations.extend(placed)
-        self._channel_count += sum(op.channel is not None for op in placed)
+        self._count_added(placed)
         return self
 
     def prepend(self: C, other: Any, qubits: Sequence[int] | None = None) -> C:
@@ -89,7 +99,7 @@ class CompositionMethods:
         self._barriers = self._placed_barriers(other, qubits, 0) + [
             (position + len(placed), on) for position, on in self._barriers]
         self._operations[:0] = placed
-        self._channel_count += sum(op.channel is not None for op in placed)
+        self._count_added(placed)
         return self
 
     def gate_count(self, names: str | Iterable[str] | None = None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .gates import GATES
-from .operation import Operation
+from .operation import Condition, Operation
 
 __all__ = ["draw"]
 
@@ -20,9 +20,25 @@ def _format_param(value: object) -> str:
         return "·"
 
 
+def _condition_label(condition: Condition | None) -> str:
+    """``[c0=1]``, ``[c0c1=2]`` (a register's bits, least significant first), ``[c0c1≠2]``,
+    ``[c0^c1=1]``."""
+    if condition is None:
+        return ""
+    joiner = "^" if condition.kind == "parity" else ""
+    relation = "≠" if condition.kind == "differs" else "="
+    return "[" + joiner.join(f"c{b}" for b in condition.bits) + f"{relation}{condition.value}]"
+
+
 def _labels(operation: Operation) -> dict[int, str]:
     if operation.channel is not None:  # a channel: its name on every qubit, in braces
         return {q: "{" + operation.channel.name + "}" for q in operation.qubits}
+    if operation.gate == "measure":
+        return {operation.qubits[0]: f"M→c{operation.clbits[0]}"}
+    if operation.gate == "reset":
+        return {operation.qubits[0]: "|0⟩"}
+    if operation.gate == "post_select":
+        return {operation.qubits[0]: f"P={operation.params[0]}"}
     spec = GATES[operation.gate]
     dagger = "†" if operation.dagger else ""
     params = "" if not spec.is_parametrised or operation.gate == "unitary" else (
@@ -37,7 +53,8 @@ def _labels(operation: Operation) -> dict[int, str]:
     else:
         label = name
     labels = {q: "●" for q in controls}
-    labels.update({q: f"{label}{params}{dagger}" for q in targets})
+    condition = _condition_label(operation.condition)
+    labels.update({q: f"{label}{params}{dagger}{condition}" for q in targets})
     return labels
 
 
@@ -62,6 +79,13 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
     markers: dict[int, list[tuple[int, ...]]] = {}
     for position, qubits in barriers:
         markers.setdefault(position, []).append(qubits)
+    written: dict[int, int] = {}  # classical bit -> the column after its last measurement
+
+    def classical_floor(operation: Operation) -> int:
+        """The first column an operation may take: after the measurements of the bits it reads."""
+        bits = operation.condition.bits if operation.condition is not None else operation.clbits
+        return max((written.get(b, 0) for b in bits), default=0)
+
     for index, operation in enumerate(list(operations) + [None]):
         for qubits in markers.get(index, ()):
             columns.append({q: "░" for q in qubits})
@@ -71,7 +95,7 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
         low, high = min(operation.qubits), max(operation.qubits)
         span = set(range(low, high + 1))
         column = len(columns)
-        while column > 0 and not spans[column - 1] & span:
+        while column > 0 and not spans[column - 1] & span and column > classical_floor(operation):
             column -= 1
         if column == len(columns):
             columns.append({})
@@ -79,6 +103,8 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
         labels = _labels(operation)
         columns[column].update({q: labels.get(q, "│") for q in span})
         spans[column] |= span
+        for bit in operation.clbits:
+            written[bit] = column + 1
     cells = []  # per column: its label on every row, padded to the column's width
     for column in columns:
         size = max(len(label) for label in column.values())

@@ -20,7 +20,7 @@ from ...numerics.constants import backend_constant
 from ...numerics.protocol import ArrayBackend
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
-           "gate_derivative", "gate_derivatives",
+           "gate_derivative", "gate_derivatives", "controlled_gate", "controlled_matrix",
            "canonical_gate_name"]
 
 _I = np.eye(2, dtype=complex)
@@ -169,6 +169,8 @@ class GateSpec:
     build: Callable[[Any, tuple], Any]
     num_controls: int = 0
     diagonal_on: tuple[int, ...] = ()
+    #: ``(base gate, added controls)`` of a gate made by :func:`controlled_gate`
+    controlled_from: tuple[str, int] | None = None
 
     @property
     def is_parametrised(self) -> bool:
@@ -181,7 +183,21 @@ def _spec(name: str, k: int, params: tuple[str, ...] = (), build: Callable | Non
     return GateSpec(name, k, params, build or _constant_gate(name), controls, diagonal_on)
 
 
-GATES: dict[str, GateSpec] = {
+class GateTable(dict):
+    """The gate set by name. Controlled gates made by :func:`controlled_gate` (for conditioned
+    gates) are found by name too, but are not listed: iterating gives the gates users name."""
+
+    def __missing__(self, name: str) -> GateSpec:
+        return _CONTROLLED[name]
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return dict.get(self, name, _CONTROLLED.get(name, default))
+
+
+#: the controlled gates made so far, by name
+_CONTROLLED: dict[str, GateSpec] = {}
+
+GATES: dict[str, GateSpec] = GateTable({
     spec.name: spec
     for spec in [
         *(_spec(n, 1) for n in ("h", "x", "y", "sx", "sxdg")),
@@ -208,11 +224,11 @@ GATES: dict[str, GateSpec] = {
         _spec("cswap", 3, controls=1),
         _spec("unitary", 0, ("matrix",), _custom_unitary),
     ]
-}
+})
 
-#: Gates whose matrix is diagonal for every parameter value.
-DIAGONAL_GATES = frozenset(name for name, spec in GATES.items()
-                           if spec.num_qubits and len(spec.diagonal_on) == spec.num_qubits)
+#: Gates whose matrix is diagonal for every parameter value (controlled gates join as made).
+DIAGONAL_GATES = {name for name, spec in GATES.items()
+                  if spec.num_qubits and len(spec.diagonal_on) == spec.num_qubits}
 
 ALIASES = {"cnot": "cx", "toffoli": "ccx", "u3": "u", "cp": "cphase", "p": "phase",
            "fredkin": "cswap", "any": "unitary"}
@@ -277,7 +293,7 @@ _GENERATORS = {
 #: Gates whose parameters obey the two-term shift rule df/dθ = [f(θ+π/2) - f(θ-π/2)] / 2 (their
 #: generator has two eigenvalues a unit apart); crx/cry/crz need the four-term rule.
 TWO_TERM_SHIFT = frozenset({"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cphase", "u", "gphase"})
-FOUR_TERM_SHIFT = frozenset({"crx", "cry", "crz"})
+FOUR_TERM_SHIFT = {"crx", "cry", "crz"}  # controlled gates join as made (controlled_gate)
 
 
 def _u3_derivative(K: ArrayBackend, params: tuple, index: int) -> Any:
@@ -292,6 +308,104 @@ def _u3_derivative(K: ArrayBackend, params: tuple, index: int) -> Any:
     return -1j * e_lam * s * e01 + 1j * e_both * c * p1
 
 
+def _all_ones_projector(count: int) -> np.ndarray:
+    """``|1...1><1...1|`` on ``count`` qubits."""
+    projector = np.zeros((2 ** count, 2 ** count), dtype=complex)
+    projector[-1, -1] = 1.0
+    return projector
+
+
+def _embed_controlled(K: ArrayBackend, count: int, matrix: Any) -> Any:
+    """``|1...1><1...1| ⊗ matrix`` (``matrix`` may carry leading batch axes)."""
+    shape = tuple(K.shape(matrix))
+    size = 2 ** count * shape[-1]
+    block = K.einsum("ab,...ij->...aibj", constant(K, f"_ones{count}"), matrix)
+    return K.reshape(block, shape[:-2] + (size, size))
+
+
+def controlled_matrix(K: ArrayBackend, matrix: Any, count: int) -> Any:
+    """``(I - P) ⊗ I + P ⊗ matrix`` with ``P = |1...1><1...1|`` on ``count`` control qubits (a
+    custom ``unitary`` under a condition: its matrix is a parameter, so the controlled one is
+    built here rather than entered in the gate table).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> bool(np.allclose(controlled_matrix(K, CONSTANT_MATRICES["x"], 1), CONSTANT_MATRICES["cx"]))
+    True
+    """
+    matrix = K.asarray(matrix)
+    if not K.is_complex(matrix):
+        matrix = K.cast(matrix, K.dtype)
+    size = int(np.prod(K.shape(matrix)) ** 0.5)
+    matrix = K.reshape(matrix, (size, size))
+    CONSTANT_MATRICES.setdefault(f"_ones{count}", _all_ones_projector(count))
+    rest = f"_rest{count}_{size}"
+    CONSTANT_MATRICES.setdefault(rest, np.kron(np.eye(2 ** count) - _all_ones_projector(count), np.eye(size)))
+    return constant(K, rest) + _embed_controlled(K, count, matrix)
+
+
+def controlled_gate(name: str, count: int) -> str:
+    """The name of gate ``name`` with ``count`` more control qubits in front (applied when they
+    are all ``1``), made and entered in the gate table on first use.
+
+    A classically conditioned gate becomes one of these when its condition's bits are wires
+    (deferred measurement, :mod:`tyxonq.circuit.operations.deferred`). Every simulator, fusion,
+    light cone and gradient method then handles it as it handles ``crx``: its matrix is
+    ``(I - P) ⊗ I + P ⊗ U`` with ``P = |1...1><1...1|``, its derivatives ``P ⊗ dU``, its
+    parameters follow the four-term shift rule, and it is block-diagonal on its controls.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> name = controlled_gate("x", 1)
+    >>> name, bool(np.allclose(gate_matrix(K, name, ()), CONSTANT_MATRICES["cx"]))
+    ('c1:x', True)
+    >>> GATES[controlled_gate("rz", 2)].diagonal_on
+    (0, 1, 2)
+    """
+    base = GATES[name]
+    if base.controlled_from is not None:  # controls of controls: one gate with all of them
+        name, count = base.controlled_from[0], base.controlled_from[1] + count
+        base = GATES[name]
+    controlled = f"c{count}:{name}"
+    if controlled in _CONTROLLED:
+        return controlled
+    ones = f"_ones{count}"
+    CONSTANT_MATRICES.setdefault(ones, _all_ones_projector(count))
+    CONSTANT_MATRICES.setdefault(f"_rest{count}", np.eye(2 ** count) - CONSTANT_MATRICES[ones])
+    rest = f"_rest{count}"
+
+    def build(K: ArrayBackend, params: tuple) -> Any:
+        matrix = base.build(K, params)
+        size = tuple(K.shape(matrix))[-1]
+        identity = f"{rest}_{size}"
+        CONSTANT_MATRICES.setdefault(identity, np.kron(CONSTANT_MATRICES[rest], np.eye(size)))
+        return constant(K, identity) + _embed_controlled(K, count, matrix)
+
+    if not base.is_parametrised and name != "unitary":
+        target = CONSTANT_MATRICES[name]
+        CONSTANT_MATRICES[controlled] = (np.kron(CONSTANT_MATRICES[rest], np.eye(target.shape[0]))
+                                         + np.kron(CONSTANT_MATRICES[ones], target))
+        build = _constant_gate(controlled)
+    diagonal_on = tuple(range(count)) + tuple(count + p for p in base.diagonal_on)
+    size = base.num_qubits and base.num_qubits + count  # 0: a unitary's size comes from its matrix
+    _CONTROLLED[controlled] = GateSpec(controlled, size, base.param_names,
+                                 build, base.num_controls + count, diagonal_on, (name, count))
+    if name in DIAGONAL_GATES:
+        DIAGONAL_GATES.add(controlled)
+    if name in _GENERATORS:
+        factor, generator = _GENERATORS[name]
+        CONSTANT_MATRICES[f"_{controlled}_generator"] = np.kron(CONSTANT_MATRICES[ones],
+                                                                CONSTANT_MATRICES[generator])
+        _GENERATORS[controlled] = (factor, f"_{controlled}_generator")
+    if base.is_parametrised and name != "unitary":
+        FOUR_TERM_SHIFT.add(controlled)  # generator eigenvalues {0} and the base's
+    return controlled
+
+
 def gate_derivative(K: ArrayBackend, name: str, params: tuple, index: int, dagger: bool = False) -> Any:
     """``d U / d params[index]`` of gate ``name`` (of its adjoint if ``dagger``).
 
@@ -304,7 +418,11 @@ def gate_derivative(K: ArrayBackend, name: str, params: tuple, index: int, dagge
     >>> bool(np.allclose(gate_derivative(K, "ry", (0.3,), 0), numeric, atol=1e-9))
     True
     """
-    if name == "u":
+    controlled_from = GATES[name].controlled_from
+    if controlled_from is not None and controlled_from[0] not in _GENERATORS:  # u with controls
+        base, count = controlled_from
+        derivative = _embed_controlled(K, count, gate_derivative(K, base, params, index))
+    elif name == "u":
         derivative = _u3_derivative(K, params, index)
     elif name in _GENERATORS:
         factor, generator = _GENERATORS[name]

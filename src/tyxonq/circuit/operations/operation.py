@@ -14,10 +14,48 @@ from ...numerics.lanes import Lanes
 from ...numerics.protocol import ArrayBackend
 from .gates import GATES
 
-__all__ = ["Operation", "validate_qubits", "validate_angle", "validate_unitary_matrix",
+__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "validate_qubits", "validate_angle",
+           "validate_unitary_matrix",
            "matrix_values"]
 
 UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "float32": 1e-5}
+#: operations that are not gates or channels: a mid-circuit measurement into a classical bit, a
+#: reset to ``|0>`` and a post-selection on an outcome (:mod:`~tyxonq.circuit.operations.deferred`)
+DYNAMIC_KINDS = ("measure", "reset", "post_select")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a conditioned gate applies, as a function of classical bits.
+
+    ``kind="equals"``: the register ``bits`` (``bits[0]`` its least significant bit, as in
+    OpenQASM's ``if (c == k)``) holds ``value``; ``kind="differs"``: it does not (the ``else``
+    of an equality); ``kind="parity"``: the XOR of ``bits`` is ``value``. A bit never written
+    reads ``0``.
+
+    Examples
+    --------
+    >>> Condition((0, 1), 2).holds([0, 1])
+    True
+    >>> Condition((0, 1, 2), 1, "parity").holds([1, 1, 1])
+    True
+    """
+
+    bits: tuple[int, ...]
+    value: int
+    kind: str = "equals"
+
+    def holds(self, register: Sequence[int]) -> bool:
+        """Whether the condition holds for the bit values ``register`` (one per classical bit)."""
+        values = [int(register[b]) for b in self.bits]
+        if self.kind == "parity":
+            return sum(values) % 2 == self.value
+        equal = sum(v << i for i, v in enumerate(values)) == self.value
+        return equal if self.kind == "equals" else not equal
+
+    def required(self) -> tuple[int, ...]:
+        """The value each bit must have (an equality condition)."""
+        return tuple((self.value >> i) & 1 for i in range(len(self.bits)))
 
 
 @dataclass(frozen=True)
@@ -27,6 +65,11 @@ class Operation:
     A channel is one more kind of operation: ``gate`` is ``"channel"`` and ``channel`` holds the
     :class:`~tyxonq.operators.channels.Channel` (its Kraus operators); it has no angles.
 
+    The dynamic kinds (:data:`DYNAMIC_KINDS`) are more of the same: ``"measure"`` writes the
+    outcome of measuring its qubit into classical bit ``clbits[0]``, ``"reset"`` returns its qubit
+    to ``|0>``, ``"post_select"`` keeps only the outcome ``params[0]``; a gate with a
+    ``condition`` applies only when the :class:`Condition` on classical bits holds.
+
     ``structure`` is what a contraction plan depends on: everything but the parameter values.
     """
 
@@ -35,15 +78,25 @@ class Operation:
     params: tuple[Any, ...] = ()
     dagger: bool = False
     channel: Any = None
+    clbits: tuple[int, ...] = ()
+    condition: Condition | None = None
 
     @property
     def is_channel(self) -> bool:
         return self.channel is not None
 
     @property
+    def is_dynamic(self) -> bool:
+        """A measurement, reset, post-selection or conditioned gate (not a plain gate or channel)."""
+        return self.condition is not None or self.gate in DYNAMIC_KINDS
+
+    @property
     def structure(self) -> tuple:
         if self.channel is not None:
             return (self.gate, self.qubits, self.channel.structure)
+        if self.is_dynamic:
+            outcome = self.params if self.gate == "post_select" else ()
+            return (self.gate, self.qubits, self.dagger, self.clbits, self.condition, outcome)
         return (self.gate, self.qubits, self.dagger)
 
     @property
@@ -53,7 +106,7 @@ class Operation:
         whose Kraus operators are all diagonal, none of a ``unitary``."""
         if self.channel is not None:
             return tuple(range(len(self.qubits))) if self.channel.diagonal else ()
-        if self.gate == "unitary":
+        if self.gate == "unitary" or self.gate in DYNAMIC_KINDS:
             return ()
         return GATES[self.gate].diagonal_on
 
@@ -61,6 +114,10 @@ class Operation:
         if self.channel is not None:
             raise ValueError(f"a {self.channel.name} channel has no inverse: a noisy circuit cannot "
                              "be inverted")
+        if self.is_dynamic:
+            what = "conditioned gate" if self.gate not in DYNAMIC_KINDS else self.gate
+            raise ValueError(f"a {what} has no inverse: a circuit with mid-circuit measurements, "
+                             "resets or conditions cannot be inverted")
         return Operation(self.gate, self.qubits, self.params, not self.dagger)
 
 

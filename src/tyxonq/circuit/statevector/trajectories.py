@@ -34,10 +34,20 @@ def batch_size(num_qubits: int, trajectories: int) -> int:
 
 
 def _segments(operations: Sequence[Operation]) -> list[tuple[str, Any]]:
-    """Runs of gates and the channels between them, in order."""
+    """Runs of gates and the channels between them, in order (a reset is the reset channel:
+    unravelled, it is exact)."""
+    from ...operators.channels import reset
+
     segments: list[tuple[str, Any]] = []
     run: list[Operation] = []
     for op in operations:
+        if op.gate == "reset":
+            op = Operation("channel", op.qubits, channel=reset())
+        elif op.is_dynamic:
+            raise ValueError(
+                "trajectories of a circuit with mid-circuit measurements, conditions or post-selections: "
+                "c.expectation(...) averages over the outcomes exactly (deferred measurement), and "
+                "c.sample(...) draws them shot by shot")
         if op.channel is None:
             run.append(op)
             continue
