@@ -100,7 +100,7 @@ def test_every_rank_gets_one_process_results(engine, one_process):
         exact = float(workloads.noisy_circuit().to_density_matrix().expectation_ps(z=[2, 3]))
     assert abs(mean - exact) < 4 * error
     expected_samples = shared_samples(2)
-    for name in ("state samples", "wide samples"):
+    for name in ("state samples", "wide samples", "dynamic Circuit samples", "dynamic MPSCircuit samples"):
         assert results[0][name] == results[1][name] == expected_samples[name], name
     assert "the circuit and observable differs between ranks" in results[0]["mismatch"]
     assert results[1]["mismatch"] == results[0]["mismatch"]

@@ -50,7 +50,8 @@ def reference(n: int, m: int, operations) -> dict[tuple, np.ndarray]:
             elif op.gate == "post_select":
                 add(register, _both_sides(rho, P[op.params[0]], (q,), n))
             elif op.channel is not None:
-                add(register, sum(_both_sides(rho, k, op.qubits, n) for k in np.asarray(op.channel.operators)))
+                kraus = np.asarray(op.channel.operators)
+                add(register, sum(_both_sides(rho, k, op.qubits, n) for k in kraus))
             elif op.condition is None or op.condition.holds(register):
                 add(register, _both_sides(rho, reference_matrix(op.gate, op.params), op.qubits, n))
             else:
@@ -122,8 +123,13 @@ def random_circuit(rng: np.random.Generator, noisy: bool):
             c.post_select(q, int(rng.integers(2)))
         elif noisy:
             p = float(rng.uniform(0.05, 0.5))
-            [lambda: c.depolarizing(q, p=p), lambda: c.amplitude_damping(q, p),
-             lambda: c.bit_flip(q, p)][int(rng.integers(3))]()
+            kind = int(rng.integers(3))
+            if kind == 0:
+                c.depolarizing(q, p=p)
+            elif kind == 1:
+                c.amplitude_damping(q, p)
+            else:
+                c.bit_flip(q, p)
         else:
             c.ry(q, float(rng.uniform(-3, 3)))
     return c

@@ -66,9 +66,25 @@ def sampled_circuit(n: int) -> tq.Circuit:
     return c
 
 
+def dynamic_circuit(kind: str):
+    """A mid-circuit measurement feeding a gate forward, a reset, another measurement."""
+    c = getattr(tq, kind)(4)
+    for q in range(4):
+        c.ry(q, theta=0.5 + 0.2 * q)
+    c.cx(0, 1)
+    c.cond(c.measure(1)).x(2)
+    c.reset(1).cx(2, 3).measure(3)
+    return c
+
+
 def samples() -> dict:
-    """Shots with a seed, drawn from the state (6 qubits) and by conditional marginals (30)."""
-    return {"state samples": np.asarray(sampled_circuit(6).sample(64, seed=5, format="indices")).tolist(),
+    """Shots with a seed, drawn from the state (6 qubits), by conditional marginals (30), and by
+    branches of a dynamic circuit's outcomes (state vectors and MPS)."""
+    dynamic = {f"dynamic {kind} samples":
+               np.asarray(dynamic_circuit(kind).sample(64, seed=5, format="indices")).tolist()
+               for kind in ("Circuit", "MPSCircuit")}
+    return {**dynamic,
+            "state samples": np.asarray(sampled_circuit(6).sample(64, seed=5, format="indices")).tolist(),
             "wide samples": np.asarray(sampled_circuit(30).sample(16, seed=5, format="indices",
                                                                    method="contraction")).tolist()}
 

@@ -27,6 +27,7 @@ from ..numerics.protocol import ArrayBackend
 from .operations.gates import gate_matrix
 from .operations.operation import Condition, Operation
 from .statevector.placement import apply_placed, place
+from .statevector.sweep import apply_block, bind_matrices, block_operators, sweep_program
 
 __all__ = ["Branches", "branch_samples", "BATCH_ENTRIES", "BRANCH_QUBITS"]
 
@@ -35,6 +36,8 @@ BATCH_ENTRIES = 2 ** 24
 #: shots are drawn by branches of state vectors up to this many qubits; wider dynamic circuits
 #: sample their deferred-measurement circuit (:mod:`tyxonq.circuit.dynamic`)
 BRANCH_QUBITS = 24
+#: a branch whose outcome has probability within this of 1 is already in it: kept unprojected
+CERTAIN = 1e-13
 
 
 @dataclass
@@ -70,40 +73,77 @@ def branch_samples(K: ArrayBackend, num_qubits: int, num_clbits: int, operations
         states = K.asarray(start, K.dtype)
     else:
         states = K.reshape(inputs, (1, 2 ** n))
-    branches = Branches(states, np.zeros((1, num_clbits), dtype=np.int8), np.array([shots], dtype=np.int64))
-    finished: list[Branches] = []
-    _run(K, n, list(operations), 0, branches, rng, finished)
-    rows = [_final_rows(K, n, part, rng, final) for part in finished]
+    steps = _steps(K, n, operations)
+    max_rows = max(1, BATCH_ENTRIES // 2 ** n)
+    # depth first: a stack of (next step, branches); a stack of branches that outgrew max_rows
+    # after a split is cut into parts, finished one after the other
+    pending = [(0, Branches(states, np.zeros((1, num_clbits), dtype=np.int8),
+                            np.array([shots], dtype=np.int64)))]
+    rows = []
+    while pending:
+        index, branches = pending.pop()
+        while index < len(steps) and len(branches.counts):
+            branches = steps[index](branches, rng)
+            index += 1
+            if len(branches.counts) > max_rows and index < len(steps):
+                parts = [_rows(K, branches, np.arange(low, min(len(branches.counts), low + max_rows)))
+                         for low in range(0, len(branches.counts), max_rows)]
+                branches = parts.pop(0)
+                pending.extend((index, part) for part in reversed(parts))
+        if len(branches.counts):
+            rows.append(_final_rows(K, n, branches, rng, final))
     width = num_clbits + (n if final else 0)
     drawn = np.concatenate(rows) if rows else np.zeros((0, width), dtype=np.int8)
     return drawn[rng.permutation(len(drawn))]
 
 
-def _run(K: ArrayBackend, n: int, operations: list[Operation], start: int, branches: Branches,
-         rng: np.random.Generator, finished: list[Branches]) -> None:
-    """Apply ``operations[start:]`` to ``branches``, appending what comes out to ``finished``."""
-    max_rows = max(1, BATCH_ENTRIES // 2 ** n)
-    for index in range(start, len(operations)):
-        op = operations[index]
-        if op.gate in ("measure", "reset", "post_select"):
-            branches = _measured(K, n, op, branches, rng)
-        elif op.channel is not None:
-            branches = _unravelled(K, n, op, branches, rng)
-        else:
-            branches.states = _gate(K, n, op, branches)
+def _steps(K: ArrayBackend, n: int, operations: Sequence[Operation]) -> list[Any]:
+    """One function ``(branches, rng) -> branches`` per step: a run of plain gates as one fused
+    sweep (:mod:`tyxonq.circuit.statevector.sweep`, its matrices bound once), a conditioned gate,
+    a measurement, reset or post-selection, a channel."""
+    steps: list[Any] = []
+    run: list[Operation] = []
+
+    def close_run() -> None:
+        if run:
+            steps.append(_swept(K, n, list(run)))
+            run.clear()
+
+    for op in operations:
+        if op.channel is None and not op.is_dynamic:
+            run.append(op)
             continue
-        if not len(branches.counts):
-            return  # every shot rejected by a post-selection
+        close_run()
+        if op.gate in ("measure", "reset", "post_select"):
+            steps.append(lambda branches, rng, op=op: _measured(K, n, op, branches, rng))
+        elif op.channel is not None:
+            steps.append(lambda branches, rng, op=op: _unravelled(K, n, op, branches, rng))
+        else:
+            steps.append(lambda branches, rng, op=op: _conditioned(K, n, op, branches))
+    close_run()
+    return steps
+
+
+def _swept(K: ArrayBackend, n: int, operations: list[Operation]) -> Any:
+    """A run of gates applied to every branch by the fused blocks of one sweep program."""
+    program = sweep_program(n, operations, K.capabilities.max_ndim)
+    operators = block_operators(K, program, bind_matrices(K, operations))
+
+    def apply(branches: Branches, rng: np.random.Generator) -> Branches:
         rows = len(branches.counts)
-        if rows > max_rows:  # finish the stack in parts
-            for low in range(0, rows, max_rows):
-                part = np.arange(low, min(rows, low + max_rows))
-                _run(K, n, operations, index + 1, _rows(K, branches, part), rng, finished)
-            return
-    finished.append(branches)
+        states = branches.states
+        for block, operator in zip(program.blocks, operators):
+            placement = place(block.qubits, n, lead=rows, diagonal=block.diagonal,
+                              max_ndim=K.capabilities.max_ndim, shape=(rows, 2 ** n))
+            states = apply_block(K, states, operator, placement, block.diagonal)
+        return Branches(states, branches.registers, branches.counts)
+
+    return apply
 
 
 def _rows(K: ArrayBackend, branches: Branches, rows: np.ndarray) -> Branches:
+    if len(rows) == len(branches.counts):
+        return branches
     return Branches(K.take(branches.states, K.asarray(rows, "int64"), axis=0), branches.registers[rows],
                     branches.counts[rows])
 
@@ -116,17 +156,22 @@ def _holds(condition: Condition, registers: np.ndarray) -> np.ndarray:
     return equal if condition.kind == "equals" else ~equal
 
 
-def _gate(K: ArrayBackend, n: int, op: Operation, branches: Branches) -> Any:
-    states = branches.states
-    rows = len(branches.counts)
-    mask = None if op.condition is None else _holds(op.condition, branches.registers)
-    if mask is not None and not mask.any():
-        return states
+def _conditioned(K: ArrayBackend, n: int, op: Operation, branches: Branches) -> Branches:
+    """A conditioned gate on the branches whose register satisfies its condition (those first,
+    the others after them: the order of branches is free)."""
+    mask = _holds(op.condition, branches.registers)
+    if not mask.any():
+        return branches
+    chosen = _rows(K, branches, np.flatnonzero(mask))
+    rows = len(chosen.counts)
     placement = place(op.qubits, n, lead=rows, max_ndim=K.capabilities.max_ndim, shape=(rows, 2 ** n))
-    applied = apply_placed(K, states, gate_matrix(K, op.gate, op.params, op.dagger), placement)
-    if mask is None or mask.all():
-        return applied
-    return K.where(K.asarray(mask[:, None]), applied, states)
+    applied = apply_placed(K, chosen.states, gate_matrix(K, op.gate, op.params, op.dagger), placement)
+    if mask.all():
+        return Branches(applied, chosen.registers, chosen.counts)
+    others = _rows(K, branches, np.flatnonzero(~mask))
+    return Branches(K.concatenate([applied, others.states], axis=0),
+                    np.concatenate([chosen.registers, others.registers]),
+                    np.concatenate([chosen.counts, others.counts]))
 
 
 def _halves(K: ArrayBackend, n: int, states: Any, qubit: int) -> Any:
@@ -135,20 +180,30 @@ def _halves(K: ArrayBackend, n: int, states: Any, qubit: int) -> Any:
 
 
 def _probabilities_of_one(K: ArrayBackend, view: Any) -> np.ndarray:
+    """Each branch's probability of reading 1 (the states are normalised)."""
     ones = view[:, :, 1, :]
-    weight = K.to_numpy(K.sum(K.reshape(K.real(K.conj(ones) * ones), (K.shape(view)[0], -1)), axis=1))
-    total = K.to_numpy(K.sum(K.reshape(K.real(K.conj(view) * view), (K.shape(view)[0], -1)), axis=1))
-    return np.clip(np.asarray(weight, dtype=float) / np.asarray(total, dtype=float), 0.0, 1.0)
+    real, imaginary = K.real(ones), K.imag(ones)
+    weight = K.sum(real * real + imaginary * imaginary, axis=(1, 2))
+    return np.clip(np.asarray(K.to_numpy(weight), dtype=float), 0.0, 1.0)
 
 
 def _projected(K: ArrayBackend, view: Any, rows: np.ndarray, outcome: int, onto: int,
                probabilities: np.ndarray) -> Any:
-    """Rows ``rows`` projected on ``outcome`` (its half moved to ``onto``), renormalised."""
-    chosen = K.take(view, K.asarray(rows, "int64"), axis=0)
+    """Rows ``rows`` projected on ``outcome`` (its half moved to ``onto``), renormalised; rows
+    whose outcome was certain (to rounding) are kept as they are."""
+    count = K.shape(view)[0]
+    chosen = view if len(rows) == count else K.take(view, K.asarray(rows, "int64"), axis=0)
+    kept = probabilities[rows]
+    if onto == outcome and np.all(kept >= 1.0 - CERTAIN):
+        return K.reshape(chosen, (len(rows), -1))
+    if onto == outcome:  # one product: the other half zeroed, this one rescaled
+        factors = np.zeros((len(rows), 1, 2, 1))
+        factors[:, 0, outcome, 0] = 1.0 / np.sqrt(kept)
+        return K.reshape(chosen * K.asarray(factors, K.real_dtype), (len(rows), -1))
     half = chosen[:, :, outcome:outcome + 1, :]
     zero = K.zeros_like(half)
     parts = [half, zero] if onto == 0 else [zero, half]
-    scale = K.asarray(1.0 / np.sqrt(probabilities[rows]), K.real_dtype)
+    scale = K.asarray(1.0 / np.sqrt(kept), K.real_dtype)
     return K.reshape(K.concatenate(parts, axis=2), (len(rows), -1)) * K.reshape(scale, (-1, 1))
 
 
@@ -160,9 +215,11 @@ def _measured(K: ArrayBackend, n: int, op: Operation, branches: Branches,
     p_one = _probabilities_of_one(K, view)
     if op.gate == "post_select":
         outcome = int(op.params[0])
-        passed = rng.binomial(branches.counts, p_one if outcome else 1.0 - p_one)
-        rows = np.flatnonzero(passed)
         probability = p_one if outcome else 1.0 - p_one
+        passed = rng.binomial(branches.counts, probability)
+        rows = np.flatnonzero(passed)
+        if not len(rows):
+            return Branches(branches.states[:0], branches.registers[:0], passed[:0])
         return Branches(_projected(K, view, rows, outcome, outcome, probability),
                         branches.registers[rows], passed[rows])
     ones = rng.binomial(branches.counts, p_one)

@@ -186,7 +186,7 @@ class Circuit(CircuitBase):
 
         self.check_exact("to_mps()")
         mps = MPSCircuit(self._num_qubits, max_bond=max_bond, cutoff=cutoff, inputs=self._inputs)
-        return mps.append(self)
+        return mps.add_clbits(self.num_clbits).append(self)
 
     def _exact_mps_allowed(self) -> bool:
         return not self.is_noisy() and not self._is_traced() and self._lanes() is None

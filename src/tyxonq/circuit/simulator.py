@@ -173,8 +173,9 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
         duplicate._operations = list(operations)
         duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
         duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
-        duplicate._num_clbits = max([self._num_clbits] + [op.clbits[0] + 1 for op in duplicate._operations
-                                                           if op.clbits])
+        read = [b for op in duplicate._operations
+                for b in op.clbits + (op.condition.bits if op.condition else ())]
+        duplicate._num_clbits = max([self._num_clbits] + [b + 1 for b in read])
         duplicate._barriers = []  # markers belong to the operations they stood between
         return duplicate
 

@@ -70,7 +70,8 @@ class DMCircuit(CircuitBase):
         >>> round(float(dm.expectation_ps(z=[0])), 12)
         -1.0
         """
-        return cls(circuit.num_qubits).with_inputs_of(circuit).with_operations(circuit.operations)
+        converted = cls(circuit.num_qubits).add_clbits(circuit.num_clbits)
+        return converted.with_inputs_of(circuit).with_operations(circuit.operations)
 
     def _validated_inputs(self, inputs: Any) -> tuple[Any, bool]:
         K = get_backend()
