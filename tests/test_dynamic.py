@@ -14,7 +14,7 @@ from conftest import make_backend
 from reference import X, reference_matrix
 
 P = [np.diag([1.0 + 0j, 0.0]), np.diag([0.0 + 0j, 1.0])]
-BACKENDS = ("numpy", "pytorch", "jax", "cupynumeric-logic")
+BACKENDS = ("numpy", "pytorch", "jax", "cupynumeric", "cupynumeric-logic")
 
 
 # -- the reference: {register: unnormalised density matrix} ------------------------------------
