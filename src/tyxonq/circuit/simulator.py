@@ -136,8 +136,11 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
         else:
             params = tuple(validate_angle(value, gate, name, K)
                            for value, name in zip(params, spec.param_names))
-        self._operations.append(Operation(gate, qubits, params, condition=self._condition))
-        self._dynamic_count += self._condition is not None
+        if self._condition is None:
+            self._operations.append(Operation(gate, qubits, params))
+        else:
+            self._operations.append(Operation(gate, qubits, params, condition=self._condition))
+            self._dynamic_count += 1
         return self
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:

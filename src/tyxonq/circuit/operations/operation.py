@@ -22,6 +22,7 @@ UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "
 #: operations that are not gates or channels: a mid-circuit measurement into a classical bit, a
 #: reset to ``|0>`` and a post-selection on an outcome (:mod:`~tyxonq.circuit.operations.deferred`)
 DYNAMIC_KINDS = ("measure", "reset", "post_select")
+_DYNAMIC = frozenset(DYNAMIC_KINDS)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Condition:
         return tuple((self.value >> i) & 1 for i in range(len(self.bits)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Operation:
     """A gate on qubits with its parameters; ``dagger`` marks the adjoint (from ``inverse``).
 
@@ -81,6 +82,21 @@ class Operation:
     clbits: tuple[int, ...] = ()
     condition: Condition | None = None
 
+    def __init__(self, gate: str, qubits: tuple[int, ...], params: tuple[Any, ...] = (),
+                 dagger: bool = False, channel: Any = None, clbits: tuple[int, ...] = (),
+                 condition: Condition | None = None) -> None:
+        # circuits are built gate by gate: ``clbits``, read only for measurements, is set only when
+        # given (its default is the class's); the fields every result reads always are
+        set_field = object.__setattr__
+        set_field(self, "gate", gate)
+        set_field(self, "qubits", qubits)
+        set_field(self, "params", params)
+        set_field(self, "dagger", dagger)
+        set_field(self, "channel", channel)
+        set_field(self, "condition", condition)
+        if clbits:
+            set_field(self, "clbits", clbits)
+
     @property
     def is_channel(self) -> bool:
         return self.channel is not None
@@ -88,16 +104,16 @@ class Operation:
     @property
     def is_dynamic(self) -> bool:
         """A measurement, reset, post-selection or conditioned gate (not a plain gate or channel)."""
-        return self.condition is not None or self.gate in DYNAMIC_KINDS
+        return self.condition is not None or self.gate in _DYNAMIC
 
     @property
     def structure(self) -> tuple:
         if self.channel is not None:
             return (self.gate, self.qubits, self.channel.structure)
-        if self.is_dynamic:
-            outcome = self.params if self.gate == "post_select" else ()
-            return (self.gate, self.qubits, self.dagger, self.clbits, self.condition, outcome)
-        return (self.gate, self.qubits, self.dagger)
+        if self.condition is None and self.gate not in _DYNAMIC:
+            return (self.gate, self.qubits, self.dagger)
+        outcome = self.params if self.gate == "post_select" else ()
+        return (self.gate, self.qubits, self.dagger, self.clbits, self.condition, outcome)
 
     @property
     def diagonal_on(self) -> tuple[int, ...]:
@@ -106,7 +122,7 @@ class Operation:
         whose Kraus operators are all diagonal, none of a ``unitary``."""
         if self.channel is not None:
             return tuple(range(len(self.qubits))) if self.channel.diagonal else ()
-        if self.gate == "unitary" or self.gate in DYNAMIC_KINDS:
+        if self.gate == "unitary" or self.gate in _DYNAMIC:
             return ()
         return GATES[self.gate].diagonal_on
 
