@@ -24,6 +24,7 @@ from ..operators.readout import apply_readout_error
 from .branch_sampling import BRANCH_QUBITS, branch_samples
 from .operations.deferred import Deferred, deferred
 from .operations.gates import constant
+from .result_forms import format_samples, readout_seed, weighted_sum
 
 __all__ = ["DeferredResults", "MixedStateError", "dynamic_samples", "formatted_rows"]
 
@@ -103,8 +104,6 @@ class DeferredResults:
         return value / self.acceptance() if self.plan.selected else value
 
     def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
-        from .result_forms import weighted_sum
-
         if not self.plan.selected:
             return self.lowered.pauli_expectations([self.mapped_string(s) for s in strings], coefficients)
         K = get_backend()
@@ -220,8 +219,6 @@ def formatted_rows(K: ArrayBackend, rows: np.ndarray, m: int, n: int, format: st
                    final: bool, seed: Any) -> Any:
     """Rows of classical bits (then final qubits) in ``sample``'s format, the final qubits read
     through ``confusions``."""
-    from .result_forms import format_samples, readout_seed
-
     if final and confusions is not None:
         rows = rows.copy()
         rows[:, m:] = apply_readout_error(rows[:, m:], confusions, np.random.default_rng(readout_seed(seed)))

@@ -26,6 +26,7 @@ from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ..operations.gates import constant, gate_matrix
 from ..operations.operation import Operation
+from ..result_forms import weighted_sum
 from . import measure
 from .schedule import apply_operations
 from .state import MPSState
@@ -151,8 +152,6 @@ class MPSBranches:
         return K.real(value) if hermitian else value
 
     def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
-        from ..result_forms import weighted_sum
-
         K = get_backend()
 
         def values(state: MPSState) -> Any:
