@@ -428,7 +428,7 @@ class CircuitBase(SimulatorBase):
         >>> [bits.count("1") for bits in sorted(c.sample(100, seed=2))]  # 60 qubits: no state vector
         [0, 60]
         """
-        shots, confusions = self._sampling(shots, format, readout_error, seed)
+        shots, confusions = self._sampling(shots, format, readout_error, seed, final)
         n = self._num_qubits
         K = get_backend()
         if self.is_dynamic() or not final:

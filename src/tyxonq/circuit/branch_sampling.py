@@ -148,6 +148,15 @@ def _rows(K: ArrayBackend, branches: Branches, rows: np.ndarray) -> Branches:
                     branches.counts[rows])
 
 
+def _joined(K: ArrayBackend, parts: list[Branches]) -> Branches:
+    """One stack of the branches of ``parts`` (at least one)."""
+    if len(parts) == 1:
+        return parts[0]
+    return Branches(K.concatenate([part.states for part in parts], axis=0),
+                    np.concatenate([part.registers for part in parts]),
+                    np.concatenate([part.counts for part in parts]))
+
+
 def _holds(condition: Condition, registers: np.ndarray) -> np.ndarray:
     values = registers[:, list(condition.bits)].astype(np.int64)
     if condition.kind == "parity":
@@ -166,12 +175,8 @@ def _conditioned(K: ArrayBackend, n: int, op: Operation, branches: Branches) -> 
     rows = len(chosen.counts)
     placement = place(op.qubits, n, lead=rows, max_ndim=K.capabilities.max_ndim, shape=(rows, 2 ** n))
     applied = apply_placed(K, chosen.states, gate_matrix(K, op.gate, op.params, op.dagger), placement)
-    if mask.all():
-        return Branches(applied, chosen.registers, chosen.counts)
-    others = _rows(K, branches, np.flatnonzero(~mask))
-    return Branches(K.concatenate([applied, others.states], axis=0),
-                    np.concatenate([chosen.registers, others.registers]),
-                    np.concatenate([chosen.counts, others.counts]))
+    done = Branches(applied, chosen.registers, chosen.counts)
+    return done if mask.all() else _joined(K, [done, _rows(K, branches, np.flatnonzero(~mask))])
 
 
 def _halves(K: ArrayBackend, n: int, states: Any, qubit: int) -> Any:
@@ -224,20 +229,17 @@ def _measured(K: ArrayBackend, n: int, op: Operation, branches: Branches,
                         branches.registers[rows], passed[rows])
     ones = rng.binomial(branches.counts, p_one)
     zeros = branches.counts - ones
-    parts, registers, counts = [], [], []
+    parts = []
     for outcome, split, probability in ((0, zeros, 1.0 - p_one), (1, ones, p_one)):
         rows = np.flatnonzero(split)
         if not len(rows):
             continue
         onto = 0 if op.gate == "reset" else outcome
-        parts.append(_projected(K, view, rows, outcome, onto, probability))
         register = branches.registers[rows].copy()
         if op.gate == "measure":
             register[:, op.clbits[0]] = outcome
-        registers.append(register)
-        counts.append(split[rows])
-    return Branches(K.concatenate(parts, axis=0) if len(parts) > 1 else parts[0],
-                    np.concatenate(registers), np.concatenate(counts))
+        parts.append(Branches(_projected(K, view, rows, outcome, onto, probability), register, split[rows]))
+    return _joined(K, parts)
 
 
 def _unravelled(K: ArrayBackend, n: int, op: Operation, branches: Branches,
@@ -251,17 +253,15 @@ def _unravelled(K: ArrayBackend, n: int, op: Operation, branches: Branches,
                         for x in applied], axis=1)
     weights = np.clip(weights, 0.0, None)
     split = rng.multinomial(branches.counts, weights / weights.sum(axis=1, keepdims=True))
-    parts, registers, counts = [], [], []
+    parts = []
     for a, state in enumerate(applied):
         kept = np.flatnonzero(split[:, a])
         if not len(kept):
             continue
         scale = K.asarray(1.0 / np.sqrt(weights[kept, a]), K.real_dtype)
-        parts.append(K.take(state, K.asarray(kept, "int64"), axis=0) * K.reshape(scale, (-1, 1)))
-        registers.append(branches.registers[kept])
-        counts.append(split[kept, a])
-    return Branches(K.concatenate(parts, axis=0) if len(parts) > 1 else parts[0],
-                    np.concatenate(registers), np.concatenate(counts))
+        parts.append(Branches(K.take(state, K.asarray(kept, "int64"), axis=0) * K.reshape(scale, (-1, 1)),
+                              branches.registers[kept], split[kept, a]))
+    return _joined(K, parts)
 
 
 def _final_rows(K: ArrayBackend, n: int, branches: Branches, rng: np.random.Generator,

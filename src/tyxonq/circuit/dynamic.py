@@ -76,6 +76,11 @@ class DeferredResults:
             index = 2 * index + outcome
         return index
 
+    def _kept(self, K: ArrayBackend, joint: Any) -> Any:
+        """The entries of ``joint`` (the post-selected wires last) where they hold their outcomes."""
+        selected = 2 ** len(self.plan.selected)
+        return K.reshape(joint, (-1, selected))[:, self._selected_index()]
+
     def mapped_string(self, string: str) -> str:
         letters = ["I"] * self.plan.num_wires
         for q, letter in enumerate(string):
@@ -130,7 +135,7 @@ class DeferredResults:
         joint = self.lowered.marginal_probability(self.wires(qubits) + selected)
         if not selected:
             return joint
-        kept = K.reshape(joint, (2 ** len(qubits), 2 ** len(selected)))[:, self._selected_index()]
+        kept = self._kept(K, joint)
         return kept / K.sum(kept)
 
     def state(self) -> Any:
@@ -140,8 +145,7 @@ class DeferredResults:
         if not self.plan.selected:
             return state
         K = get_backend()
-        kept = K.reshape(state, (2 ** self.circuit.num_qubits, 2 ** len(self.plan.selected)))
-        kept = kept[:, self._selected_index()]
+        kept = self._kept(K, state)
         return kept / K.sqrt(K.sum(K.real(K.conj(kept) * kept)))
 
     def amplitude(self, bits: Sequence[int]) -> Any:
@@ -182,8 +186,6 @@ def dynamic_samples(results: DeferredResults, shots: int, seed: Any, format: str
     concatenated bits (bit 0 most significant)."""
     circuit = results.circuit
     n, m = circuit.num_qubits, circuit.num_clbits
-    if not final and m == 0:
-        raise ValueError("sample(final=False) reports the classical bits, and this circuit measures none")
     K = get_backend()
     width = m + (n if final else 0)
     if results.plan.selected:
@@ -195,9 +197,11 @@ def dynamic_samples(results: DeferredResults, shots: int, seed: Any, format: str
         acceptance = 1.0
     branched = n <= BRANCH_QUBITS and circuit.inputs_kind() != "density"
 
+    inputs = circuit.input_state(K) if branched else None
+
     def attempt(count: int, rng: np.random.Generator) -> np.ndarray:
         if branched:
-            return branch_samples(K, n, m, circuit.operations, circuit.input_state(K), count, rng, final)
+            return branch_samples(K, n, m, circuit.operations, inputs, count, rng, final)
         return _lowered_rows(results, count, rng, final)
 
     def draw(count: int, rank_seed: int | None) -> np.ndarray:

@@ -38,6 +38,7 @@ from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
 from .operations.operation import (
     Operation,
+    clbits_used,
     matrix_values,
     validate_angle,
     validate_qubits,
@@ -176,9 +177,7 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
         duplicate._operations = list(operations)
         duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
         duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
-        read = [b for op in duplicate._operations
-                for b in op.clbits + (op.condition.bits if op.condition else ())]
-        duplicate._num_clbits = max([self._num_clbits] + [b + 1 for b in read])
+        duplicate._num_clbits = max(self._num_clbits, clbits_used(duplicate._operations))
         duplicate._barriers = []  # markers belong to the operations they stood between
         return duplicate
 
@@ -366,9 +365,12 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
             raise ValueError(f"{what} needs at least one qubit")
         return qubits
 
-    def _sampling(self, shots: int, format: str, readout_error: Any, seed: Any) -> tuple[int, list | None]:
+    def _sampling(self, shots: int, format: str, readout_error: Any, seed: Any,
+                  final: bool = True) -> tuple[int, list | None]:
         """``sample``'s checked shots (and seed), and the confusion matrices to read through
         (given, or the noise model's)."""
+        if not final and self._num_clbits == 0:
+            raise ValueError("sample(final=False) reports the classical bits, and this circuit measures none")
         shots = checked_count(shots, "shots")
         checked_seed(seed)
         checked_choice(format, SAMPLE_FORMATS, "format")

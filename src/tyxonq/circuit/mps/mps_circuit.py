@@ -351,7 +351,7 @@ class MPSCircuit(SimulatorBase):
         >>> tq.MPSCircuit(3).x(0).cx(0, 2).sample(5, seed=1)
         {'101': 5}
         """
-        shots, confusions = self._sampling(shots, format, readout_error, seed)
+        shots, confusions = self._sampling(shots, format, readout_error, seed, final)
         require_sample_memory(shots, self._num_qubits + self.num_clbits, format, bits=True)
         if self.is_dynamic() or not final:
             return self._dynamic_sample(shots, seed, format, confusions, final)
@@ -362,8 +362,6 @@ class MPSCircuit(SimulatorBase):
         from ..dynamic import formatted_rows
 
         n, m = self._num_qubits, self.num_clbits
-        if not final and m == 0:
-            raise ValueError("sample(final=False) reports the classical bits, and this circuit measures none")
         branches = self._deferred()
 
         def draw(count: int, rank_seed: Any) -> np.ndarray:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, Iterable, Sequence, TypeVar
 
 from .gates import canonical_gate_name
-from .operation import Operation, validate_qubits
+from .operation import Operation, clbits_used, validate_qubits
 
 __all__ = ["CompositionMethods"]
 
@@ -28,8 +28,7 @@ class CompositionMethods:
         circuit's bits keep their indices)."""
         self._channel_count += sum(op.channel is not None for op in placed)
         self._dynamic_count += sum(op.is_dynamic for op in placed)
-        self._num_clbits = max([self._num_clbits] + [b + 1 for op in placed for b in op.clbits]
-                               + [b + 1 for op in placed if op.condition for b in op.condition.bits])
+        self._num_clbits = max(self._num_clbits, clbits_used(placed))
 
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         """``other``'s operations with its qubit ``i`` on ``qubits[i]``."""

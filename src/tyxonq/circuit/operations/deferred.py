@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ...numerics import get_backend
-from .gates import controlled_gate, controlled_matrix
+from .gates import controlled_gate, controlled_matrix, gate_matrix
 from .operation import Condition, Operation
 
 __all__ = ["Deferred", "deferred"]
@@ -144,7 +144,8 @@ def _controlled(op: Operation, controls: list[tuple[int, int]]) -> list[Operatio
     flips = [Operation("x", (wire,)) for wire, value in controls if not value]
     wires = tuple(wire for wire, _ in controls) + op.qubits
     if op.gate == "unitary":  # its matrix is a parameter: the controlled matrix, built now
-        matrix = controlled_matrix(get_backend(), op.params[0], len(controls))
+        K = get_backend()
+        matrix = controlled_matrix(K, gate_matrix(K, "unitary", op.params), len(controls))
         target = replace(op, qubits=wires, params=(matrix,))
     else:
         target = replace(op, gate=controlled_gate(op.gate, len(controls)), qubits=wires)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...numerics import get_backend
 from ...numerics.constants import backend_constant
 from ...numerics.protocol import ArrayBackend
 
@@ -317,6 +318,7 @@ def _all_ones_projector(count: int) -> np.ndarray:
 
 def _embed_controlled(K: ArrayBackend, count: int, matrix: Any) -> Any:
     """``|1...1><1...1| ⊗ matrix`` (``matrix`` may carry leading batch axes)."""
+    CONSTANT_MATRICES.setdefault(f"_ones{count}", _all_ones_projector(count))
     shape = tuple(K.shape(matrix))
     size = 2 ** count * shape[-1]
     block = K.einsum("ab,...ij->...aibj", constant(K, f"_ones{count}"), matrix)
@@ -324,9 +326,10 @@ def _embed_controlled(K: ArrayBackend, count: int, matrix: Any) -> Any:
 
 
 def controlled_matrix(K: ArrayBackend, matrix: Any, count: int) -> Any:
-    """``(I - P) ⊗ I + P ⊗ matrix`` with ``P = |1...1><1...1|`` on ``count`` control qubits (a
-    custom ``unitary`` under a condition: its matrix is a parameter, so the controlled one is
-    built here rather than entered in the gate table).
+    """``(I - P) ⊗ I + P ⊗ matrix`` with ``P = |1...1><1...1|`` on ``count`` control qubits, for
+    a ``(..., d, d)`` backend matrix (leading axes: a batch): the matrix of every controlled gate
+    (:func:`controlled_gate`), and of a custom ``unitary`` under a condition (its matrix is a
+    parameter, so its controlled matrix is built from it rather than entered in the table).
 
     Examples
     --------
@@ -335,12 +338,7 @@ def controlled_matrix(K: ArrayBackend, matrix: Any, count: int) -> Any:
     >>> bool(np.allclose(controlled_matrix(K, CONSTANT_MATRICES["x"], 1), CONSTANT_MATRICES["cx"]))
     True
     """
-    matrix = K.asarray(matrix)
-    if not K.is_complex(matrix):
-        matrix = K.cast(matrix, K.dtype)
-    size = int(np.prod(K.shape(matrix)) ** 0.5)
-    matrix = K.reshape(matrix, (size, size))
-    CONSTANT_MATRICES.setdefault(f"_ones{count}", _all_ones_projector(count))
+    size = tuple(K.shape(matrix))[-1]
     rest = f"_rest{count}_{size}"
     CONSTANT_MATRICES.setdefault(rest, np.kron(np.eye(2 ** count) - _all_ones_projector(count), np.eye(size)))
     return constant(K, rest) + _embed_controlled(K, count, matrix)
@@ -373,22 +371,12 @@ def controlled_gate(name: str, count: int) -> str:
     controlled = f"c{count}:{name}"
     if controlled in _CONTROLLED:
         return controlled
-    ones = f"_ones{count}"
-    CONSTANT_MATRICES.setdefault(ones, _all_ones_projector(count))
-    CONSTANT_MATRICES.setdefault(f"_rest{count}", np.eye(2 ** count) - CONSTANT_MATRICES[ones])
-    rest = f"_rest{count}"
-
     def build(K: ArrayBackend, params: tuple) -> Any:
-        matrix = base.build(K, params)
-        size = tuple(K.shape(matrix))[-1]
-        identity = f"{rest}_{size}"
-        CONSTANT_MATRICES.setdefault(identity, np.kron(CONSTANT_MATRICES[rest], np.eye(size)))
-        return constant(K, identity) + _embed_controlled(K, count, matrix)
+        return controlled_matrix(K, base.build(K, params), count)
 
     if not base.is_parametrised and name != "unitary":
-        target = CONSTANT_MATRICES[name]
-        CONSTANT_MATRICES[controlled] = (np.kron(CONSTANT_MATRICES[rest], np.eye(target.shape[0]))
-                                         + np.kron(CONSTANT_MATRICES[ones], target))
+        host = get_backend("numpy")
+        CONSTANT_MATRICES[controlled] = np.asarray(controlled_matrix(host, CONSTANT_MATRICES[name], count))
         build = _constant_gate(controlled)
     diagonal_on = tuple(range(count)) + tuple(count + p for p in base.diagonal_on)
     size = base.num_qubits and base.num_qubits + count  # 0: a unitary's size comes from its matrix
@@ -398,7 +386,7 @@ def controlled_gate(name: str, count: int) -> str:
         DIAGONAL_GATES.add(controlled)
     if name in _GENERATORS:
         factor, generator = _GENERATORS[name]
-        CONSTANT_MATRICES[f"_{controlled}_generator"] = np.kron(CONSTANT_MATRICES[ones],
+        CONSTANT_MATRICES[f"_{controlled}_generator"] = np.kron(_all_ones_projector(count),
                                                                 CONSTANT_MATRICES[generator])
         _GENERATORS[controlled] = (factor, f"_{controlled}_generator")
     if base.is_parametrised and name != "unitary":

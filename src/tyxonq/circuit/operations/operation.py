@@ -14,7 +14,7 @@ from ...numerics.lanes import Lanes
 from ...numerics.protocol import ArrayBackend
 from .gates import GATES
 
-__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "validate_qubits", "validate_angle",
+__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "clbits_used", "validate_qubits", "validate_angle",
            "validate_unitary_matrix",
            "matrix_values"]
 
@@ -135,6 +135,19 @@ class Operation:
             raise ValueError(f"a {what} has no inverse: a circuit with mid-circuit measurements, "
                              "resets or conditions cannot be inverted")
         return Operation(self.gate, self.qubits, self.params, not self.dagger)
+
+
+def clbits_used(operations: Sequence[Operation]) -> int:
+    """One past the highest classical bit the operations write or read (0 for none).
+
+    Examples
+    --------
+    >>> clbits_used([Operation("measure", (0,), clbits=(2,)),
+    ...              Operation("x", (1,), condition=Condition((4,), 1))])
+    5
+    """
+    return max((b + 1 for op in operations
+                for b in op.clbits + (op.condition.bits if op.condition is not None else ())), default=0)
 
 
 def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[int, ...]:

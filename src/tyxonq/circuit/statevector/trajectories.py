@@ -18,6 +18,7 @@ import numpy as np
 
 from ...numerics.moves import permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
+from ...operators.channels import reset
 from ..operations.operation import Operation
 from .placement import apply_placed, place
 from .sweep import apply_block, bind_matrices, block_operators, sweep_program
@@ -36,8 +37,6 @@ def batch_size(num_qubits: int, trajectories: int) -> int:
 def _segments(operations: Sequence[Operation]) -> list[tuple[str, Any]]:
     """Runs of gates and the channels between them, in order (a reset is the reset channel:
     unravelled, it is exact)."""
-    from ...operators.channels import reset
-
     segments: list[tuple[str, Any]] = []
     run: list[Operation] = []
     for op in operations:
