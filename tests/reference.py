@@ -62,7 +62,17 @@ PARAMETRISED = {
 FIXED_SIZES = {name: int(np.log2(m.shape[0])) for name, m in FIXED.items()}
 
 
+def pauli_matrix(letters: str) -> np.ndarray:
+    """The Kronecker product of the letters' Pauli matrices (the first letter most significant)."""
+    matrix = np.ones((1, 1), dtype=complex)
+    for letter in letters:
+        matrix = np.kron(matrix, {"I": I2, "X": X, "Y": Y, "Z": Z}[letter])
+    return matrix
+
+
 def reference_matrix(gate: str, params: tuple = ()) -> np.ndarray:
+    if gate.startswith("exp:"):  # exp(-i θ P / 2)
+        return rotation(pauli_matrix(gate[4:]), float(params[0]))
     if gate in FIXED:
         return FIXED[gate]
     if gate == "unitary":

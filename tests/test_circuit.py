@@ -33,7 +33,7 @@ def random_circuits(draw, max_qubits=5, max_gates=12):
     n = draw(st.integers(1, max_qubits))
     gates = [g for g, k in FIXED_SIZES.items() if k <= n]
     gates += [g for g, (k, _, _) in PARAMETRISED.items() if k <= n]
-    gates += ["unitary"]
+    gates += ["unitary", "exp_pauli"]
     operations = []
     for _ in range(draw(st.integers(0, max_gates))):
         gate = draw(st.sampled_from(gates))
@@ -41,6 +41,10 @@ def random_circuits(draw, max_qubits=5, max_gates=12):
             k = draw(st.integers(1, min(3, n)))
             seed = draw(st.integers(0, 2 ** 16))
             params = (random_unitary(np.random.default_rng(seed), k),)
+        elif gate == "exp_pauli":  # exp(-i θ P / 2) for a random Pauli string P
+            k = draw(st.integers(1, min(4, n)))
+            gate = "exp:" + "".join(draw(st.sampled_from("XYZ")) for _ in range(k))
+            params = (draw(st.floats(-2 * np.pi, 2 * np.pi)),)
         elif gate in PARAMETRISED:
             k, count, _ = PARAMETRISED[gate]
             params = tuple(draw(st.floats(-2 * np.pi, 2 * np.pi)) for _ in range(count))
@@ -60,6 +64,8 @@ def add_operations(circuit, operations: list[tuple]):
     for gate, qubits, params in operations:
         if gate == "unitary":
             circuit.unitary(*qubits, matrix=params[0])
+        elif gate.startswith("exp:"):
+            circuit.exp_pauli(gate[4:], qubits, params[0])
         else:
             getattr(circuit, gate)(*qubits, *params)
     return circuit

@@ -24,7 +24,9 @@ def objectives(draw):
     n_params = draw(st.integers(1, 4))
     gates = []
     for _ in range(draw(st.integers(1, 10))):
-        gate = draw(st.sampled_from(ONE_PARAMETER + ["u", "h", "cx", "inverse-ry"]))
+        gate = draw(st.sampled_from(ONE_PARAMETER + ["u", "h", "cx", "inverse-ry", "exp_pauli"]))
+        if gate == "exp_pauli":  # a random two-letter Pauli rotation
+            gate = "exp:" + "".join(draw(st.sampled_from("XYZ")) for _ in range(2))
         qubits = tuple(draw(st.permutations(range(n)))[:2])
         scale = draw(st.sampled_from([1.0, -0.5, 2.0, 0.7]))
         offset = draw(st.floats(-1, 1))
@@ -50,6 +52,8 @@ def build_objective(n, gates, hamiltonian):
             elif gate == "inverse-ry":
                 c = c.copy().ry(qubits[0], angle)
                 c = c.inverse().inverse()
+            elif gate.startswith("exp:"):
+                c.exp_pauli(gate[4:], qubits, angle)
             elif gate in ("rx", "ry", "rz", "phase"):
                 getattr(c, gate)(qubits[0], angle)
             else:

@@ -44,6 +44,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.protocol import ArrayBackend
+from ..operations.gates import PAULI_ROTATION_PREFIX, pauli_ladder
 from ..operations.operation import Condition
 from .classical import (
     Block,
@@ -395,6 +396,10 @@ def _statements(K: ArrayBackend, op: Any) -> list[Statement]:
         matrix = matrix.conj().T if op.dagger else matrix
         return _synthesised(matrix, op.qubits)
     params = [numeric_angle(K, p, op.gate) for p in op.params]
+    if op.gate.startswith(PAULI_ROTATION_PREFIX):  # no such gate in OpenQASM: its CNOT ladder
+        theta = -params[0] if op.dagger else params[0]
+        letters = op.gate[len(PAULI_ROTATION_PREFIX):]
+        return [(gate, qubits, list(angles)) for gate, qubits, angles in pauli_ladder(op.qubits, letters, theta)]
     if not op.dagger or op.gate in _SELF_INVERSE:
         return [(op.gate, op.qubits, params)]
     if op.gate in _INVERSE_NAMES:

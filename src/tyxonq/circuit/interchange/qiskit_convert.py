@@ -59,6 +59,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.protocol import ArrayBackend
+from ..operations.gates import MAX_PAULI_ROTATION_QUBITS, PAULI_ROTATION_PREFIX
 from ..operations.operation import Condition
 from .classical import Block, canonical, negated, register_layout, runs
 from .qiskit_conditions import qiskit_condition, read_condition, registers_by_bits
@@ -333,6 +334,14 @@ def _append_operation(circuit: Any, operation: Any, qubits: tuple, clbits: tuple
         circuit.gphase(qubits[0] if qubits else (scope.qubits[0] if scope.qubits else 0),
                        _angle(operation.params[0], values))
         return
+    if kind == "PauliEvolutionGate":
+        _append_pauli_evolution(circuit, operation, qubits, values)
+        return
+    if kind == "PauliGate":  # the Pauli string itself, a letter per qubit (little-endian label)
+        for qubit, letter in zip(qubits, reversed(operation.params[0])):
+            if letter != "I":
+                getattr(circuit, letter.lower())(qubit)
+        return
     if kind == "UnitaryGate":  # little-endian over its qubits: reversed
         circuit.unitary(*reversed(qubits), matrix=np.asarray(operation.to_matrix()))
         return
@@ -340,6 +349,41 @@ def _append_operation(circuit: Any, operation: Any, qubits: tuple, clbits: tuple
     if definition is None:
         raise ValueError(f"tyxonq has no gate {operation.name!r} and Qiskit gives no definition of it")
     _append_circuit(circuit, scope.inner(definition, qubits, clbits, body=False), values, depth + 1)
+
+
+def _append_pauli_evolution(circuit: Any, operation: Any, qubits: tuple, values: dict) -> None:
+    """Qiskit's ``PauliEvolutionGate`` is exactly ``exp(-i t H)`` (its ``Operator``; the product
+    formula is only how it is synthesised): with mutually commuting terms, a product of
+    ``exp_pauli`` gates (differentiable in ``t``); otherwise the exact unitary of its
+    ``Operator``, on at most ``MAX_PAULI_ROTATION_QUBITS`` qubits."""
+    from qiskit.quantum_info import Operator, Pauli
+
+    operators = operation.operator if isinstance(operation.operator, list) else [operation.operator]
+    terms = [(label, coefficient) for op in operators for label, coefficient in op.to_list()]
+    paulis = [Pauli(label) for label, _ in terms]
+    real = all(abs(np.imag(c)) <= 1e-12 for _, c in terms)
+    if real and all(a.commutes(b) for i, a in enumerate(paulis) for b in paulis[i + 1:]):
+        time = _angle(operation.params[0], values)
+        for label, coefficient in terms:  # little-endian labels: the last letter on qubits[0]
+            circuit.exp_pauli(label[::-1], qubits, 2 * float(np.real(coefficient)) * time)
+        return
+    if len(qubits) > MAX_PAULI_ROTATION_QUBITS:
+        raise ValueError(
+            f"a PauliEvolutionGate of non-commuting terms on {len(qubits)} qubits: its exact unitary "
+            f"is too large (at most {MAX_PAULI_ROTATION_QUBITS} qubits); synthesise it first (e.g. "
+            "qiskit.transpile) to read its product formula, or build one with tq.evolution.trotter")
+    try:
+        time = float(np.real(_numeric(_angle(operation.params[0], values))))
+    except (TypeError, ValueError) as error:
+        raise ValueError("a PauliEvolutionGate of non-commuting terms becomes its exact unitary, "
+                         "which needs a numeric time (not a traced one)") from error
+    exact = operation.__class__(operation.operator, time=time)
+    circuit.unitary(*reversed(qubits), matrix=np.asarray(Operator(exact).data))
+
+
+def _numeric(value: Any) -> float:
+    K = get_backend()
+    return float(value) if isinstance(value, numbers.Number) else float(np.real(K.to_numpy(value)))
 
 
 def to_qiskit(circuit: Any) -> Any:
@@ -419,6 +463,12 @@ def _write_operation(K: ArrayBackend, qc: Any, position: int, op: Any) -> None:
     if op.gate == "unitary":
         gate = library.UnitaryGate(np.asarray(K.to_numpy(op.params[0])), check_input=False)
         qubits = list(reversed(op.qubits))
+    elif op.gate.startswith(PAULI_ROTATION_PREFIX):  # exp(-i θ P / 2) = exp(-i t P) at t = θ / 2
+        from qiskit.quantum_info import SparsePauliOp
+
+        label = op.gate[len(PAULI_ROTATION_PREFIX):][::-1]
+        gate = library.PauliEvolutionGate(SparsePauliOp(label), time=params[0] / 2)
+        qubits = list(op.qubits)
     else:
         gate = getattr(library, _TO_QISKIT[op.gate])(*params)
         qubits = list(op.qubits)

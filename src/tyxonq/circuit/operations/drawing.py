@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .gates import GATES
+from .gates import GATES, PAULI_ROTATION_PREFIX
 from .operation import Condition, Operation
 
 __all__ = ["draw"]
@@ -54,6 +54,9 @@ def _labels(operation: Operation) -> dict[int, str]:
         label = name
     labels = {q: "●" for q in controls}
     condition = _condition_label(operation.condition)
+    if operation.gate.startswith(PAULI_ROTATION_PREFIX):  # exp(-iθP/2): P's letter on each qubit
+        letters = operation.gate[len(PAULI_ROTATION_PREFIX):]
+        return {q: f"e^{letter}{params}{dagger}{condition}" for q, letter in zip(targets, letters)}
     labels.update({q: f"{label}{params}{dagger}{condition}" for q in targets})
     return labels
 

@@ -7,7 +7,9 @@ gradients, or batched tensors under ``vmap``); they are positional or given by n
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Sequence, TypeVar
+
+from .gates import pauli_ladder, pauli_rotation_gate
 
 __all__ = ["GateMethods", "Angle"]
 
@@ -157,6 +159,48 @@ class GateMethods:
         """Fredkin (controlled SWAP)."""
         return self._add("cswap", (control, target1, target2))
 
+    # -- Pauli rotations ----------------------------------------------------------------------
+    def exp_pauli(self: C, pauli: str, qubits: Sequence[int] | None = None, theta: Angle = None,
+                  decompose: bool = False) -> C:
+        """``exp(-i theta P / 2)`` for a Pauli string ``P`` on ``qubits`` (letter ``j`` on
+        ``qubits[j]``; ``None``: one letter per qubit of the circuit).
+
+        One gate of the gate table (``exp:XZY``): every simulator, light cone, fusion and
+        gradient method handles it as it does ``rzz``. Identity letters are left out (an
+        all-identity string is the global phase ``exp(-i theta / 2)``); ``decompose=True``
+        appends the same unitary as a basis change, a CNOT ladder and one ``rz`` instead (needed
+        beyond :data:`~tyxonq.circuit.operations.gates.MAX_PAULI_ROTATION_QUBITS` letters).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> a = tq.Circuit(3).h(0).exp_pauli("XIZ", theta=0.4)
+        >>> b = tq.Circuit(3).h(0).exp_pauli("XIZ", theta=0.4, decompose=True)
+        >>> bool(np.allclose(a.state(), b.state())), a.operations[-1].gate
+        (True, 'exp:XZ')
+        """
+        if not isinstance(pauli, str) or not pauli or set(pauli.upper()) - set("IXYZ"):
+            raise ValueError(f"pauli={pauli!r} must be a non-empty str of I, X, Y, Z")
+        if theta is None:
+            raise TypeError("exp_pauli(pauli, qubits, theta): give the angle theta")
+        pauli = pauli.upper()
+        if qubits is None:
+            qubits = tuple(range(self.num_qubits))
+        qubits = tuple(qubits)
+        if len(qubits) != len(pauli):
+            raise ValueError(f"pauli={pauli!r} has {len(pauli)} letters for {len(qubits)} qubits "
+                             f"{qubits}: give one letter per qubit")
+        acted = [(q, letter) for q, letter in zip(qubits, pauli) if letter != "I"]
+        if not acted:
+            return self.gphase(qubits[0], -theta / 2)
+        targets = tuple(q for q, _ in acted)
+        letters = "".join(letter for _, letter in acted)
+        if not decompose:
+            return self._add(pauli_rotation_gate(letters), targets, (theta,))
+        for gate, on, params in pauli_ladder(targets, letters, theta):
+            self._add(gate, on, params)
+        return self
+
     # -- any unitary --------------------------------------------------------------------------
     def unitary(self: C, *qubits: int, matrix: Any = None, unitary: Any = None) -> C:
         """A ``2^k x 2^k`` unitary on ``k`` qubits (first qubit = most significant index bit).
@@ -168,3 +212,4 @@ class GateMethods:
         return self._add("unitary", qubits, (matrix if matrix is not None else unitary,))
 
     any = unitary
+

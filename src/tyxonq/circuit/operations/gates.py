@@ -22,6 +22,7 @@ from ...numerics.protocol import ArrayBackend
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
            "gate_derivative", "gate_derivatives", "controlled_gate", "controlled_matrix",
+           "pauli_rotation_gate", "pauli_ladder", "PAULI_ROTATION_PREFIX", "MAX_PAULI_ROTATION_QUBITS",
            "canonical_gate_name"]
 
 _I = np.eye(2, dtype=complex)
@@ -185,18 +186,25 @@ def _spec(name: str, k: int, params: tuple[str, ...] = (), build: Callable | Non
 
 
 class GateTable(dict):
-    """The gate set by name. Controlled gates made by :func:`controlled_gate` (for conditioned
-    gates) are found by name too, but are not listed: iterating gives the gates users name."""
+    """The gate set by name. Gates made on demand (controlled gates for conditioned gates,
+    :func:`controlled_gate`; Pauli rotations, :func:`pauli_rotation_gate`, made from their name
+    alone, so a stored plan naming one finds it) are found by name too, but are not listed:
+    iterating gives the gates users name."""
 
     def __missing__(self, name: str) -> GateSpec:
-        return _CONTROLLED[name]
+        if name not in _MADE and isinstance(name, str) and name.startswith(PAULI_ROTATION_PREFIX):
+            pauli_rotation_gate(name[len(PAULI_ROTATION_PREFIX):])
+        return _MADE[name]
 
     def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        return dict.get(self, name, _CONTROLLED.get(name, default))
+        try:
+            return self[name]
+        except KeyError:
+            return default
 
 
-#: the controlled gates made so far, by name
-_CONTROLLED: dict[str, GateSpec] = {}
+#: the gates made on demand so far, by name
+_MADE: dict[str, GateSpec] = {}
 
 GATES: dict[str, GateSpec] = GateTable({
     spec.name: spec
@@ -293,7 +301,7 @@ _GENERATORS = {
 
 #: Gates whose parameters obey the two-term shift rule df/dθ = [f(θ+π/2) - f(θ-π/2)] / 2 (their
 #: generator has two eigenvalues a unit apart); crx/cry/crz need the four-term rule.
-TWO_TERM_SHIFT = frozenset({"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cphase", "u", "gphase"})
+TWO_TERM_SHIFT = {"rx", "ry", "rz", "rxx", "ryy", "rzz", "phase", "cphase", "u", "gphase"}  # + exp:P
 FOUR_TERM_SHIFT = {"crx", "cry", "crz"}  # controlled gates join as made (controlled_gate)
 
 
@@ -369,7 +377,7 @@ def controlled_gate(name: str, count: int) -> str:
         name, count = base.controlled_from[0], base.controlled_from[1] + count
         base = GATES[name]
     controlled = f"c{count}:{name}"
-    if controlled in _CONTROLLED:
+    if controlled in _MADE:
         return controlled
     def build(K: ArrayBackend, params: tuple) -> Any:
         return controlled_matrix(K, base.build(K, params), count)
@@ -380,7 +388,7 @@ def controlled_gate(name: str, count: int) -> str:
         build = _constant_gate(controlled)
     diagonal_on = tuple(range(count)) + tuple(count + p for p in base.diagonal_on)
     size = base.num_qubits and base.num_qubits + count  # 0: a unitary's size comes from its matrix
-    _CONTROLLED[controlled] = GateSpec(controlled, size, base.param_names,
+    _MADE[controlled] = GateSpec(controlled, size, base.param_names,
                                  build, base.num_controls + count, diagonal_on, (name, count))
     if name in DIAGONAL_GATES:
         DIAGONAL_GATES.add(controlled)
@@ -392,6 +400,83 @@ def controlled_gate(name: str, count: int) -> str:
     if base.is_parametrised and name != "unitary":
         FOUR_TERM_SHIFT.add(controlled)  # generator eigenvalues {0} and the base's
     return controlled
+
+
+#: Name prefix of the Pauli rotations ``exp(-i θ P / 2)`` (:func:`pauli_rotation_gate`).
+PAULI_ROTATION_PREFIX = "exp:"
+#: The most qubits a Pauli rotation acts on as one gate (its matrix has ``4^k`` entries); longer
+#: strings are applied as a basis change, a CNOT ladder and an RZ (``decompose=True``).
+MAX_PAULI_ROTATION_QUBITS = 10
+
+
+def _pauli_matrix(letters: str) -> np.ndarray:
+    matrix = np.ones((1, 1), dtype=complex)
+    for letter in letters:
+        matrix = np.kron(matrix, CONSTANT_MATRICES[letter.lower()])
+    return matrix
+
+
+def pauli_rotation_gate(letters: str) -> str:
+    """The name of the gate ``exp(-i θ P / 2)`` for the Pauli string ``P`` (letters X, Y, Z on
+    its qubits, in order), made and entered in the gate table on first use.
+
+    Like ``rx`` or ``rzz`` (which are ``exp:X`` and ``exp:ZZ`` by another name): one parameter
+    ``theta``, the two-term shift rule, generator ``-i P / 2`` for adjoint sweeps, and
+    block-diagonal on its ``Z`` qubits, so a light cone lets it commute with what it commutes
+    with and a tensor network passes those wires through it.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> name = pauli_rotation_gate("XZ")
+    >>> name, GATES[name].diagonal_on
+    ('exp:XZ', (1,))
+    >>> bool(np.allclose(gate_matrix(K, "exp:ZZ", (0.3,)), gate_matrix(K, "rzz", (0.3,))))
+    True
+    """
+    if not isinstance(letters, str) or not letters or set(letters) - set("XYZ"):
+        raise ValueError(f"a Pauli rotation's string must be letters X, Y, Z; got {letters!r}")
+    if len(letters) > MAX_PAULI_ROTATION_QUBITS:
+        raise ValueError(
+            f"a Pauli rotation on {len(letters)} qubits would be a 4^{len(letters)}-entry matrix; "
+            f"at most {MAX_PAULI_ROTATION_QUBITS} act as one gate: pass decompose=True to apply it "
+            "as a basis change, a CNOT ladder and an RZ")
+    name = PAULI_ROTATION_PREFIX + letters
+    if name in _MADE:
+        return name
+    CONSTANT_MATRICES[f"_{name}"] = _pauli_matrix(letters)
+    CONSTANT_MATRICES.setdefault(f"_eye{len(letters)}", np.eye(2 ** len(letters), dtype=complex))
+    diagonal_on = tuple(p for p, letter in enumerate(letters) if letter == "Z")
+    _MADE[name] = GateSpec(name, len(letters), ("theta",),
+                           _pauli_rotation(f"_{name}", f"_eye{len(letters)}"), 0, diagonal_on)
+    if len(diagonal_on) == len(letters):
+        DIAGONAL_GATES.add(name)
+    _GENERATORS[name] = (-0.5j, f"_{name}")
+    TWO_TERM_SHIFT.add(name)
+    return name
+
+
+def pauli_ladder(qubits: tuple[int, ...], letters: str, theta: Any) -> list[tuple[str, tuple, tuple]]:
+    """``exp(-i theta P / 2)`` as ``(gate, qubits, params)`` steps: ``V^† C^† RZ(theta) C V`` with
+    ``V P V^† = Z...Z`` (``H`` on X letters, ``H S^†`` on Y letters) and a CNOT ladder ``C``
+    gathering the parity on the last qubit.
+
+    Examples
+    --------
+    >>> [gate for gate, _, _ in pauli_ladder((0, 1), "XY", 0.3)]
+    ['h', 'sdg', 'h', 'cx', 'rz', 'cx', 'h', 'h', 's']
+    """
+    def basis(undo: bool) -> list[tuple[str, tuple, tuple]]:
+        steps: list[tuple[str, tuple, tuple]] = []
+        for q, letter in zip(qubits, letters):
+            names = {"X": ["h"], "Y": ["h", "s"] if undo else ["sdg", "h"]}.get(letter, [])
+            steps += [(name, (q,), ()) for name in names]
+        return steps
+
+    ladder = [("cx", (a, b), ()) for a, b in zip(qubits, qubits[1:])]
+    return (basis(False) + ladder + [("rz", (qubits[-1],), (theta,))] + ladder[::-1]
+            + basis(True))
 
 
 def gate_derivative(K: ArrayBackend, name: str, params: tuple, index: int, dagger: bool = False) -> Any:
