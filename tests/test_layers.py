@@ -22,7 +22,8 @@ LAYERS = (
     ("differentiation", ("tyxonq.circuit.differentiation",)),
     ("simulators", ("tyxonq.circuit",)),
     ("algorithms", ("tyxonq.gradients", "tyxonq.geometry", "tyxonq.optimize", "tyxonq.templates",
-                    "tyxonq.noise", "tyxonq.mitigation", "tyxonq.examples", "tyxonq.caches")),
+                    "tyxonq.noise", "tyxonq.mitigation", "tyxonq.evolution", "tyxonq.examples",
+                    "tyxonq.caches")),
     ("package", ("tyxonq",)),
 )
 

@@ -97,13 +97,14 @@ def test_gradients_of_every_method_match_finite_differences(backend_id, methods)
 
 def test_mps_and_density_matrix_gradients_by_parameter_shift():
     def value(x, simulator):
-        c = simulator(3).ry(0, 0.3).rx(1, 0.4).ry(2, 0.7).exp_pauli("XZY", theta=x[0]).exp_pauli("YY", (0, 2), x[1])
+        c = simulator(3).ry(0, 0.3).rx(1, 0.4).ry(2, 0.7)
+        c.exp_pauli("XZY", theta=x[0]).exp_pauli("YY", (0, 2), x[1])
         return c.expectation_ps(z=[0]) + c.expectation_ps(x=[1], y=[2])
 
     x0 = np.array([0.3, 0.5])
     expected = tq.value_and_grad(lambda x: value(x, tq.Circuit), method="adjoint")(x0)[1]
     for simulator in (tq.DMCircuit, tq.MPSCircuit):
-        got = tq.value_and_grad(lambda x: value(x, simulator), method="parameter-shift")(x0)[1]
+        got = tq.value_and_grad(lambda x, s=simulator: value(x, s), method="parameter-shift")(x0)[1]
         np.testing.assert_allclose(got, expected, atol=1e-10)
     assert np.max(np.abs(expected)) > 0.1  # the check compares something
 

@@ -10,7 +10,18 @@ Examples
 
 from __future__ import annotations
 
-from . import circuit, geometry, gradients, mitigation, noise, numerics, operators, optimize, templates
+from . import (
+    circuit,
+    evolution,
+    geometry,
+    gradients,
+    mitigation,
+    noise,
+    numerics,
+    operators,
+    optimize,
+    templates,
+)
 from .caches import CacheInfo, cache_info, clear_caches
 from .circuit import (
     Circuit,
@@ -25,6 +36,7 @@ from .circuit import (
     set_plan_cache,
     use_contractor,
 )
+from .evolution import evolve
 from .geometry import fubini_study_metric, quantum_geometric_tensor
 from .gradients import grad, gradient_method, hessian, jacobian, value_and_grad
 from .noise import NoiseModel
@@ -56,6 +68,8 @@ __all__ = [
     "gradients",
     "optimize",
     "templates",
+    "evolution",
+    "evolve",
     "Circuit",
     "DMCircuit",
     "MPSCircuit",

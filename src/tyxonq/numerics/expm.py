@@ -21,8 +21,9 @@ _B = (
 _THETA_13 = 5.371920351148152  # largest 1-norm for which Padé(13) is accurate to double precision
 
 
-def expm_pade13(xp: Any, a: Any) -> Any:
-    """``exp(a)`` for a square matrix (or a stack of them) using module ``xp``.
+def expm_pade13(xp: Any, a: Any, one_norm: float | None = None) -> Any:
+    """``exp(a)`` for a square matrix (or a stack of them) using module ``xp``; ``one_norm`` (the
+    largest 1-norm of the stack, read on the host) when ``a``'s values cannot be read here.
 
     Examples
     --------
@@ -35,7 +36,8 @@ def expm_pade13(xp: Any, a: Any) -> Any:
     if a.dtype.kind not in "fc":
         a = a.astype(xp.float64)
     n = a.shape[-1]
-    one_norm = float(xp.max(xp.sum(xp.abs(a), axis=-2))) if a.size else 0.0
+    if one_norm is None:
+        one_norm = float(xp.max(xp.sum(xp.abs(a), axis=-2))) if a.size else 0.0
     squarings = max(0, math.ceil(math.log2(one_norm / _THETA_13))) if one_norm > _THETA_13 else 0
     a = a / (2.0 ** squarings)
     identity = xp.eye(n, dtype=a.dtype)

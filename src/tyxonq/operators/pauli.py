@@ -16,7 +16,7 @@ import numpy as np
 from ..numerics.arguments import checked_sequence
 from ..numerics.protocol import ArrayBackend
 
-__all__ = ["PauliSum"]
+__all__ = ["PauliSum", "checked_pauli_string"]
 
 
 PAULI_LETTERS = "IXYZ"
@@ -55,7 +55,7 @@ class PauliSum:
             if not (isinstance(term, (tuple, list)) and len(term) == 2):
                 raise TypeError(f"each term must be a (coefficient, pauli string) pair; got {term!r}")
             coefficient, string = term
-            string = self._validated_string(string, n_qubits)
+            string = checked_pauli_string(string, n_qubits)
             n_qubits = len(string) if n_qubits is None else n_qubits
             collected[string] = collected.get(string, 0) + self._validated_coefficient(coefficient)
         if n_qubits is None:
@@ -65,14 +65,6 @@ class PauliSum:
         self._n_qubits = int(n_qubits)
         self._terms = collected
         self._backend_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # grouped diagonals
-
-    @staticmethod
-    def _validated_string(string: Any, n_qubits: int | None) -> str:
-        if not isinstance(string, str) or not string or set(string.upper()) - set(PAULI_LETTERS):
-            raise ValueError(f"Pauli string {string!r} must be a non-empty str of I, X, Y, Z")
-        if n_qubits is not None and len(string) != n_qubits:
-            raise ValueError(f"Pauli string {string!r} has {len(string)} letters; expected {n_qubits}")
-        return string.upper()
 
     @staticmethod
     def _validated_coefficient(coefficient: Any) -> complex:
@@ -286,6 +278,22 @@ class PauliSum:
         from scipy.sparse.linalg import eigsh
 
         return float(eigsh(matrix, k=1, which="SA", return_eigenvectors=False)[0])
+
+
+def checked_pauli_string(string: Any, n_qubits: int | None = None) -> str:
+    """``string`` upper-cased, or a ``ValueError``: a non-empty str of I, X, Y, Z (of
+    ``n_qubits`` letters when given).
+
+    Examples
+    --------
+    >>> checked_pauli_string("xzi")
+    'XZI'
+    """
+    if not isinstance(string, str) or not string or set(string.upper()) - set(PAULI_LETTERS):
+        raise ValueError(f"Pauli string {string!r} must be a non-empty str of I, X, Y, Z")
+    if n_qubits is not None and len(string) != n_qubits:
+        raise ValueError(f"Pauli string {string!r} has {len(string)} letters; expected {n_qubits}")
+    return string.upper()
 
 
 def _masks(string: str) -> tuple[int, int, int]:

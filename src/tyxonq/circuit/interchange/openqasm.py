@@ -399,7 +399,8 @@ def _statements(K: ArrayBackend, op: Any) -> list[Statement]:
     if op.gate.startswith(PAULI_ROTATION_PREFIX):  # no such gate in OpenQASM: its CNOT ladder
         theta = -params[0] if op.dagger else params[0]
         letters = op.gate[len(PAULI_ROTATION_PREFIX):]
-        return [(gate, qubits, list(angles)) for gate, qubits, angles in pauli_ladder(op.qubits, letters, theta)]
+        ladder = pauli_ladder(op.qubits, letters, theta)
+        return [(gate, qubits, list(angles)) for gate, qubits, angles in ladder]
     if not op.dagger or op.gate in _SELF_INVERSE:
         return [(op.gate, op.qubits, params)]
     if op.gate in _INVERSE_NAMES:

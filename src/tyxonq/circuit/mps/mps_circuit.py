@@ -87,6 +87,26 @@ class MPSCircuit(SimulatorBase):
         self._inputs = None if inputs is None else self._validated_inputs(inputs)
         self._cache: tuple | None = None  # (backend, operations simulated, state)
 
+    @classmethod
+    def from_state(cls, state: MPSState) -> MPSCircuit:
+        """A circuit on ``state`` (an :class:`~tyxonq.circuit.mps.state.MPSState`, not copied: the
+        caller keeps it unchanged while the circuit is used), with its truncation settings: what
+        a propagation (TEBD) hands to observables and callbacks.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.MPSCircuit(3, max_bond=4).h(0).cx(0, 1)
+        >>> view = tq.MPSCircuit.from_state(c.simulated_state("example"))
+        >>> round(float(view.expectation_ps(z=[0, 1])), 12), view.max_bond
+        (1.0, 4)
+        """
+        truncation = state.truncation
+        circuit = cls(state.num_sites, truncation.max_bond, truncation.cutoff)
+        circuit._inputs = ("sites", list(state.sites))
+        circuit._cache = (state.K, (), state)
+        return circuit
+
     @property
     def max_bond(self) -> int | None:
         return self._max_bond

@@ -104,6 +104,15 @@ class MPSState:
     def _changed(self) -> None:
         self.environments = {}
 
+    def normalise(self) -> Any:
+        """Divide the centre site by the state's norm (after non-unitary gates); returns the
+        norm it had."""
+        K = self.K
+        norm = K.sqrt(K.sum(K.abs(self.sites[self.centre]) ** 2))
+        self.sites[self.centre] = self.sites[self.centre] / norm
+        self._changed()
+        return norm
+
     # -- the orthogonality centre ------------------------------------------------------------
     def move_centre(self, target: int) -> None:
         """Move the centre to site ``target`` by QR decompositions (exact)."""
