@@ -1,0 +1,315 @@
+"""Time evolution against ``scipy.linalg.expm`` of the dense Hamiltonian (written here from the
+Pauli matrices): exact methods on every backend, product-formula error rates and bounds, QDrift,
+gradients, time-dependent Hamiltonians, imaginary time and TEBD."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import solve_ivp
+from scipy.linalg import expm
+
+import tyxonq as tq
+from conftest import make_backend
+from reference import pauli_matrix
+
+METHODS = ("krylov", "expm", "taylor")
+
+
+def dense(hamiltonian: tq.PauliSum) -> np.ndarray:
+    return sum(c * pauli_matrix(s) for c, s in hamiltonian)
+
+
+def random_state(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    psi = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
+    return psi / np.linalg.norm(psi)
+
+
+@st.composite
+def evolutions(draw):
+    """(hamiltonian, initial state, times): random Pauli sums of up to 5 qubits."""
+    n = draw(st.integers(1, 5))
+    count = draw(st.integers(1, 8))
+    terms = [(draw(st.floats(-2, 2)), "".join(draw(st.sampled_from("IXYZ")) for _ in range(n)))
+             for _ in range(count)]
+    times = sorted(draw(st.lists(st.floats(0, 3), min_size=1, max_size=4)))
+    return tq.PauliSum(terms, n), random_state(n, draw(st.integers(0, 2 ** 16))), times
+
+
+@pytest.mark.parametrize("backend_id", ["numpy", "pytorch", "cupynumeric-logic", "cupynumeric"])
+@pytest.mark.parametrize("method", METHODS)
+def test_exact_methods_match_the_dense_exponential(backend_id, method):
+    K = make_backend(backend_id)
+
+    @settings(max_examples=12, deadline=None)
+    @given(case=evolutions())
+    def check(case):
+        hamiltonian, psi, times = case
+        matrix = dense(hamiltonian)
+        expected = np.stack([expm(-1j * t * matrix) @ psi for t in times])
+        with tq.use_backend(K):
+            got = K.to_numpy(tq.evolve(hamiltonian, K.asarray(psi), times, method=method))
+        np.testing.assert_allclose(got, expected, atol=1e-10)
+
+    check()
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_jax_and_single_precision(method):
+    hamiltonian = tq.hamiltonians.heisenberg(4) + 0.5 * tq.hamiltonians.tfim(4)
+    psi = random_state(4, 3)
+    times = [0.4, 1.3]
+    expected = np.stack([expm(-1j * t * dense(hamiltonian)) @ psi for t in times])
+    K = make_backend("jax")
+    with tq.use_backend(K):
+        np.testing.assert_allclose(K.to_numpy(tq.evolve(hamiltonian, psi, times, method=method)),
+                                   expected, atol=1e-10)
+    single = make_backend("numpy", dtype="complex64")
+    with tq.use_backend(single):
+        got = tq.evolve(hamiltonian, psi.astype(np.complex64), times, method=method)
+        assert got.dtype == np.complex64
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_circuit_initial_states_observables_and_callbacks():
+    hamiltonian = tq.hamiltonians.tfim(5, h=0.7)
+    circuit = tq.Circuit(5).h(0).cx(0, 1).ry(3, 0.4)
+    psi = np.asarray(circuit.state())
+    times = [0.0, 0.5, 1.5]
+    magnetisation = tq.PauliSum([(1.0, "ZIIII"), (1.0, "IIZII")])
+    values = tq.evolve(hamiltonian, circuit, times, observables=[hamiltonian, magnetisation])
+    states = [expm(-1j * t * dense(hamiltonian)) @ psi for t in times]
+    for row, state in zip(values, states):
+        for value, operator in zip(row, (hamiltonian, magnetisation)):
+            assert abs(value - np.vdot(state, dense(operator) @ state).real) < 1e-10
+    norms = tq.evolve(hamiltonian, circuit, times, callback=lambda s: np.vdot(s, s).real)
+    np.testing.assert_allclose(norms, 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["krylov", "taylor"])
+def test_imaginary_time_reaches_the_tfim_ground_energy(method):
+    hamiltonian = tq.hamiltonians.tfim(6, h=0.8)
+    start = tq.Circuit(6)
+    for q in range(6):
+        start.h(q)
+    energies = tq.evolve(hamiltonian, start, [1.0, 25.0], method=method, imaginary=True,
+                         observables=hamiltonian)
+    assert energies[0, 0] > energies[1, 0]
+    assert abs(energies[1, 0] - hamiltonian.ground_energy()) < 1e-9
+
+
+# -- product formulas ----------------------------------------------------------------------------
+def _trotter_error(hamiltonian, psi, time, steps, order):
+    exact = expm(-1j * time * dense(hamiltonian)) @ psi
+    circuit = tq.evolution.trotter(hamiltonian, time, steps, order,
+                                   circuit=tq.Circuit(hamiltonian.n_qubits, inputs=psi))
+    return np.linalg.norm(np.asarray(circuit.state()) - exact)
+
+
+@pytest.mark.parametrize("order, steps", [(1, [8, 16, 32, 64]), (2, [4, 8, 16, 32]), (4, [2, 4, 8, 16])])
+def test_trotter_errors_fall_at_the_orders_rate_within_their_bounds(order, steps):
+    hamiltonian = tq.PauliSum([(0.9, "XXI"), (0.7, "IYY"), (0.5, "ZIZ"), (0.4, "XIZ"), (0.3, "IZI")])
+    psi = random_state(3, 7)
+    errors = [_trotter_error(hamiltonian, psi, 1.0, r, order) for r in steps]
+    slope = np.polyfit(np.log(steps), np.log(errors), 1)[0]
+    assert abs(slope + order) < 0.25, (errors, slope)
+    for r, error in zip(steps, errors):
+        assert error <= tq.evolution.trotter_error(hamiltonian, 1.0, r, order)
+
+
+def test_trotter_orderings_circuits_and_their_gates():
+    hamiltonian = tq.hamiltonians.heisenberg(4)
+    psi = random_state(4, 1)
+    exact = expm(-1j * 0.8 * dense(hamiltonian)) @ psi
+    for ordering in ("given", "commuting"):
+        c = tq.evolution.trotter(hamiltonian, 0.8, 40, 2, ordering=ordering, circuit=tq.Circuit(4, inputs=psi))
+        assert np.linalg.norm(np.asarray(c.state()) - exact) < 1e-3
+    # first-order steps of a sum of commuting sets: exact for one set
+    ising = tq.PauliSum([(0.3, "ZZI"), (0.2, "IZZ"), (0.7, "ZIZ")])
+    c = tq.evolution.trotter(ising, 1.7, 1, ordering="commuting", circuit=tq.Circuit(3, inputs=psi[:8] /
+                                                                                     np.linalg.norm(psi[:8])))
+    expected = expm(-1.7j * dense(ising)) @ (psi[:8] / np.linalg.norm(psi[:8]))
+    np.testing.assert_allclose(c.state(), expected, atol=1e-12)
+    gates = tq.evolution.trotter(hamiltonian, 1.0, 3, 2).operations
+    assert all(op.gate in ("exp:XX", "exp:YY", "exp:ZZ") for op in gates)
+    assert len(gates) == 3 * (2 * len(hamiltonian) - 1) - 2  # the steps' touching factors merged
+    mps = tq.evolution.trotter(hamiltonian, 0.5, 10, 2, circuit=tq.MPSCircuit(4))
+    np.testing.assert_allclose(mps.state(), tq.evolution.trotter(hamiltonian, 0.5, 10, 2).state(), atol=1e-12)
+
+
+def test_qdrift_average_is_within_its_bound():
+    hamiltonian = tq.PauliSum([(0.6, "XZ"), (-0.4, "YY"), (0.3, "ZI")])
+    psi = random_state(2, 5)
+    observable = dense(tq.PauliSum([(1.0, "ZZ"), (1.0, "XI")]))
+    time, samples, draws = 0.6, 12, 400
+    exact_state = expm(-1j * time * dense(hamiltonian)) @ psi
+    exact = np.vdot(exact_state, observable @ exact_state).real
+    values = []
+    for seed in range(draws):
+        state = np.asarray(tq.evolution.qdrift(hamiltonian, time, samples, seed,
+                                               circuit=tq.Circuit(2, inputs=psi)).state())
+        values.append(np.vdot(state, observable @ state).real)
+    bound = tq.evolution.qdrift_error(hamiltonian, time, samples) * 2.0  # ||O|| <= 2
+    standard_error = np.std(values) / np.sqrt(draws)
+    assert abs(np.mean(values) - exact) <= bound + 5 * standard_error
+    first = tq.evolution.qdrift(hamiltonian, time, samples, 3)
+    again = tq.evolution.qdrift(hamiltonian, time, samples, 3)
+    assert [op.gate for op in first.operations] == [op.gate for op in again.operations]
+
+
+def test_product_formulas_are_differentiable_in_time_and_coefficients():
+    torch = pytest.importorskip("torch")
+    hamiltonian = tq.hamiltonians.tfim(3, h=0.6)
+    observable = tq.PauliSum([(1.0, "XII"), (0.5, "ZZI")])
+    base = np.array([c for c, _ in hamiltonian])
+
+    def energy(x):
+        K = tq.get_backend()
+        coefficients = K.asarray(base) * (1 + x[1])
+        c = tq.evolution.trotter(hamiltonian, x[0], 4, 2, coefficients=coefficients,
+                                 circuit=tq.Circuit(3).h(0).ry(2, 0.3))
+        return c.expectation(observable)
+
+    x0 = np.array([0.7, 0.2])
+    numeric = np.array([(energy(x0 + e) - energy(x0 - e)) / 2e-6 for e in 1e-6 * np.eye(2)])
+    with tq.use_backend("pytorch"):
+        gradient = tq.value_and_grad(energy)(torch.tensor(x0))[1]
+    np.testing.assert_allclose(gradient.numpy(), numeric, atol=1e-7)
+
+    def in_time(t):  # NumPy: the exact methods differentiate the angles built from the time
+        return tq.evolution.trotter(hamiltonian, t, 4, 2, circuit=tq.Circuit(3).h(0)).expectation(observable)
+
+    shift = tq.value_and_grad(in_time, method="parameter-shift")(0.7)[1]
+    assert abs(float(shift) - float((in_time(0.7 + 1e-6) - in_time(0.7 - 1e-6)) / 2e-6)) < 1e-7
+
+
+# -- gradients of exact evolution ------------------------------------------------------------------
+def _objective(method, hamiltonian, observable, base):
+    def value(x):
+        K = tq.get_backend()
+        c = tq.Circuit(4).ry(0, x[0]).x(2).h(3)
+        coefficients = K.asarray(base) * (1 + 0.1 * x[1])
+        v = tq.evolve(hamiltonian, c, K.stack([x[2], 2 * x[2]]), method=method, coefficients=coefficients,
+                      observables=observable)
+        return v[0, 0] + v[1, 0] ** 2
+
+    return value
+
+
+@pytest.mark.parametrize("backend_id, methods", [("pytorch", METHODS), ("jax", ("taylor",))])
+def test_gradients_in_times_coefficients_and_initial_parameters(backend_id, methods):
+    hamiltonian = tq.hamiltonians.heisenberg(4) + 0.3 * tq.hamiltonians.tfim(4)
+    observable = tq.PauliSum([(1.0, "ZIII"), (0.5, "IXXI")])
+    base = np.array([c for c, _ in hamiltonian])
+    x0 = np.array([0.4, 0.2, 0.7])
+    reference = _objective("expm", hamiltonian, observable, base)
+    numeric = np.array([(reference(x0 + e) - reference(x0 - e)) / 2e-6 for e in 1e-6 * np.eye(3)])
+    K = make_backend(backend_id)
+    with tq.use_backend(K):
+        for method in methods:
+            gradient = tq.value_and_grad(_objective(method, hamiltonian, observable, base))(K.asarray(x0))[1]
+            np.testing.assert_allclose(K.to_numpy(gradient), numeric, atol=1e-7, err_msg=method)
+
+
+def test_taylor_runs_under_jit_with_fixed_steps():
+    jax = pytest.importorskip("jax")
+    hamiltonian = tq.hamiltonians.tfim(4)
+    psi = random_state(4, 2)
+    K = make_backend("jax")
+    with tq.use_backend(K):
+        run = jax.jit(lambda t: tq.evolve(hamiltonian, psi, K.stack([t]), method="taylor", steps=8, order=16))
+        got = K.to_numpy(run(K.asarray(1.1)))
+        with pytest.raises(ValueError, match="steps= and order="):
+            jax.jit(lambda t: tq.evolve(hamiltonian, psi, K.stack([t])))(K.asarray(1.1))
+    np.testing.assert_allclose(got[0], expm(-1.1j * dense(hamiltonian)) @ psi, atol=1e-10)
+
+
+# -- time-dependent Hamiltonians -------------------------------------------------------------------
+def test_magnus_scheme_is_fourth_order_and_exact_for_constant_coefficients():
+    terms = [(1.0, "ZZ"), (lambda t: 0.8 * np.cos(2.0 * t), "XI"), (lambda t: 0.5 * np.sin(t), "IY")]
+    drive = tq.evolution.TimeDependentHamiltonian(terms)
+    psi = random_state(2, 4)
+
+    def rhs(t, y):
+        return -1j * (dense(drive.at(t)) @ y)
+
+    exact = solve_ivp(rhs, (0, 2.0), psi, method="DOP853", rtol=1e-13, atol=1e-13).y[:, -1]
+    errors = [np.linalg.norm(tq.evolve(drive, psi, [2.0], dt=dt)[0] - exact) for dt in (0.2, 0.1, 0.05)]
+    slopes = np.diff(np.log(errors)) / np.log(0.5)
+    assert np.all(np.abs(slopes - 4) < 0.5), errors
+    constant = tq.evolution.TimeDependentHamiltonian([(0.7, "XZ"), (0.3, "ZI")])
+    static = tq.PauliSum([(0.7, "XZ"), (0.3, "ZI")])
+    np.testing.assert_allclose(tq.evolve(constant, psi, [0.5, 1.0], dt=0.3, method="expm"),
+                               tq.evolve(static, psi, [0.5, 1.0]), atol=1e-10)
+
+
+# -- TEBD ------------------------------------------------------------------------------------------
+def test_tebd_heisenberg_quench_of_20_sites_against_the_exact_state():
+    n, time = 20, 0.5
+    hamiltonian = tq.hamiltonians.heisenberg(n)
+    neel = tq.Circuit(n)
+    mps = tq.MPSCircuit(n, cutoff=0.0)
+    for q in range(0, n, 2):
+        neel.x(q)
+        mps.x(q)
+    exact = tq.evolve(hamiltonian, neel, [time])[0]
+    final = tq.evolve(hamiltonian, mps, [time], method="tebd", dt=0.05, order=4)[0]
+    assert abs(np.vdot(exact, final.state())) > 1 - 1e-9
+    second = tq.evolve(hamiltonian, mps, [time], method="tebd", dt=0.05, order=2)[0]
+    assert 1e-8 < 1 - abs(np.vdot(exact, second.state())) < 1e-3  # second order: visibly less
+
+
+def test_tebd_observables_long_range_terms_truncation_and_imaginary_time():
+    hamiltonian = tq.hamiltonians.heisenberg(8, periodic=True) + 0.4 * tq.hamiltonians.tfim(8)
+    circuit = tq.Circuit(8).x(0).x(3).h(5)
+    mps = tq.MPSCircuit(8, cutoff=0.0).x(0).x(3).h(5)
+    z = [tq.PauliSum([(1.0, "I" * q + "Z" + "I" * (7 - q))]) for q in range(8)]
+    times = [0.3, 0.6]
+    exact = tq.evolve(hamiltonian, circuit, times, observables=z)
+    got = tq.evolve(hamiltonian, mps, times, method="tebd", dt=0.01, order=4, observables=z)
+    np.testing.assert_allclose(got, exact, atol=1e-7)
+    capped = tq.evolve(hamiltonian, mps, [1.0], method="tebd", dt=0.05, max_bond=4,
+                       callback=lambda view: (max(view.bond_dimensions()), view.truncation_error()))
+    assert capped[0][0] <= 4 and capped[0][1] > 1e-6
+    tfim = tq.hamiltonians.tfim(10, h=0.9)
+    start = tq.MPSCircuit(10, max_bond=16)
+    for q in range(10):
+        start.h(q)
+    energy = tq.evolve(tfim, start, [8.0], method="tebd", dt=0.02, order=4, imaginary=True, observables=tfim)
+    assert abs(float(energy[0, 0]) - tfim.ground_energy()) < 1e-5
+
+
+def test_bad_input_is_named():
+    h = tq.hamiltonians.tfim(3)
+    c = tq.Circuit(3)
+    with pytest.raises(ValueError, match="method='lanczos'"):
+        tq.evolve(h, c, [1.0], method="lanczos")
+    with pytest.raises(ValueError, match="non-decreasing"):
+        tq.evolve(h, c, [1.0, 0.5])
+    with pytest.raises(ValueError, match="non-negative"):
+        tq.evolve(h, c, [-1.0])
+    with pytest.raises(ValueError, match="DMCircuit"):
+        tq.evolve(h, tq.DMCircuit(3), [1.0])
+    with pytest.raises(ValueError, match="method='tebd'"):
+        tq.evolve(h, tq.MPSCircuit(3), [1.0])
+    with pytest.raises(ValueError, match="dt="):
+        tq.evolve(h, tq.MPSCircuit(3), [1.0], method="tebd")
+    with pytest.raises(ValueError, match="tol="):
+        tq.evolve(h, c, [1.0], tol=2.0)
+    with pytest.raises(ValueError, match="qubits"):
+        tq.evolve(h, tq.Circuit(4), [1.0])
+    with pytest.raises(ValueError, match="observables"):
+        tq.evolve(h, c, [1.0], observables=[tq.hamiltonians.tfim(4)])
+    with pytest.raises(ValueError, match="dt="):
+        tq.evolve(tq.evolution.TimeDependentHamiltonian([(np.cos, "ZZI")]), c, [1.0])
+    with pytest.raises(ValueError, match="order=3"):
+        tq.evolution.trotter(h, 1.0, 2, order=3)
+    with pytest.raises(ValueError, match="coefficients has shape"):
+        tq.evolution.trotter(h, 1.0, coefficients=np.ones(2))
+    with pytest.raises(ValueError, match="Hermitian"):
+        tq.evolution.trotter(tq.PauliSum([(1j, "XZ")]), 1.0)
+    with pytest.raises(TypeError, match="PauliSum"):
+        tq.evolve("ZZ", c, [1.0])
