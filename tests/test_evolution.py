@@ -125,13 +125,14 @@ def test_trotter_orderings_circuits_and_their_gates():
     psi = random_state(4, 1)
     exact = expm(-1j * 0.8 * dense(hamiltonian)) @ psi
     for ordering in ("given", "commuting"):
-        c = tq.evolution.trotter(hamiltonian, 0.8, 40, 2, ordering=ordering, circuit=tq.Circuit(4, inputs=psi))
+        c = tq.evolution.trotter(hamiltonian, 0.8, 40, 2, ordering=ordering,
+                                 circuit=tq.Circuit(4, inputs=psi))
         assert np.linalg.norm(np.asarray(c.state()) - exact) < 1e-3
     # first-order steps of a sum of commuting sets: exact for one set
     ising = tq.PauliSum([(0.3, "ZZI"), (0.2, "IZZ"), (0.7, "ZIZ")])
-    c = tq.evolution.trotter(ising, 1.7, 1, ordering="commuting", circuit=tq.Circuit(3, inputs=psi[:8] /
-                                                                                     np.linalg.norm(psi[:8])))
-    expected = expm(-1.7j * dense(ising)) @ (psi[:8] / np.linalg.norm(psi[:8]))
+    small = psi[:8] / np.linalg.norm(psi[:8])
+    c = tq.evolution.trotter(ising, 1.7, 1, ordering="commuting", circuit=tq.Circuit(3, inputs=small))
+    expected = expm(-1.7j * dense(ising)) @ small
     np.testing.assert_allclose(c.state(), expected, atol=1e-12)
     gates = tq.evolution.trotter(hamiltonian, 1.0, 3, 2).operations
     assert all(op.gate in ("exp:XX", "exp:YY", "exp:ZZ") for op in gates)
