@@ -23,6 +23,7 @@ from ..operators.pauli import PauliSum
 from ..operators.pauli_action import PauliStructure
 from ..operators.state_expectation import pauli_sum_expectation
 from .krylov import krylov_propagate
+from .outputs import collected
 from .taylor import taylor_propagate
 from .tebd import tebd_propagate
 from .time_dependent import TimeDependentHamiltonian, magnus_propagate
@@ -71,7 +72,8 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
     Returns
     -------
     The states ``(len(times), 2^n)`` (a list of :class:`~tyxonq.MPSCircuit` for TEBD), or the
-    observables' values, or the stacked callback values.
+    observables' values ``(len(times), len(observables))``, or the callback's values (stacked
+    when they are arrays or numbers, else a list).
 
     Examples
     --------
@@ -126,7 +128,7 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
         hermitian = hamiltonian.is_hermitian() and (coefficients is None or not K.is_complex(coefficients))
         _exponentiator(K, method, krylov_dim, tol, steps, order)(
             bound.apply, state, times_host, time_values, scale, norm, imaginary, emit, hermitian)
-    return outputs if method == "tebd" else K.stack(outputs)
+    return collected(K, outputs)
 
 
 def _exponentiator(K: ArrayBackend, method: str, dimension: int, tol: float, steps: int | None,

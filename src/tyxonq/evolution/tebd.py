@@ -22,6 +22,7 @@ import numpy as np
 from ..circuit import MPSCircuit
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
+from .outputs import collected
 from .product_formulas import _merged, suzuki_factors
 
 __all__ = ["tebd_propagate", "local_terms", "layers"]
@@ -127,9 +128,7 @@ def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, 
             results.append(K.stack([K.real(view.expectation(o)) for o in observables]))
         else:
             results.append(MPSCircuit.from_state(state.copy()))
-    if callback is None and observables is None:
-        return results
-    return K.stack(results)
+    return collected(K, results)
 
 
 def _local_matrix(K: ArrayBackend, terms: list[tuple[int, str]], values: list[Any]) -> Any:
