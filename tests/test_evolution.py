@@ -215,6 +215,30 @@ def test_gradients_in_times_coefficients_and_initial_parameters(backend_id, meth
             np.testing.assert_allclose(K.to_numpy(gradient), numeric, atol=1e-7, err_msg=method)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_numpy_gradients_by_the_adjoint_identities_match_autograd(method):
+    torch = pytest.importorskip("torch")
+    hamiltonian = tq.hamiltonians.heisenberg(4) + 0.3 * tq.hamiltonians.tfim(4)
+    observables = [tq.PauliSum([(1.0, "ZIII"), (0.5, "IXXI")]), tq.PauliSum([(1.0, "IIYZ")])]
+    start = tq.Circuit(4).ry(0, 0.4).x(2).h(3)
+
+    def value(x):  # x = (time, every coefficient)
+        K = tq.get_backend()
+        coefficients = K.stack(list(x[1:])) if K.name != "numpy" else list(x[1:])
+        v = tq.evolve(hamiltonian, start, [0.5 * x[0], x[0]], method=method, coefficients=coefficients,
+                      observables=observables)
+        return v[0, 0] + v[1, 1] * v[1, 0]
+
+    x0 = np.concatenate([[0.8], [c for c, _ in hamiltonian]])
+    adjoint = tq.value_and_grad(value)(x0)
+    with tq.use_backend("pytorch"):
+        autograd = tq.value_and_grad(value)(torch.tensor(x0))
+    assert abs(float(adjoint[0]) - float(autograd[0])) < 1e-10
+    np.testing.assert_allclose(adjoint[1], autograd[1].numpy(), atol=1e-9)
+    with pytest.raises(tq.numerics.dual.TracingError, match="observables"):
+        tq.value_and_grad(lambda t: tq.evolve(hamiltonian, start, [t])[0, 0].real)(0.3)
+
+
 def test_taylor_runs_under_jit_with_fixed_steps():
     jax = pytest.importorskip("jax")
     hamiltonian = tq.hamiltonians.tfim(4)

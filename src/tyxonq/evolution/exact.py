@@ -17,11 +17,13 @@ from ..circuit import DMCircuit, MPSCircuit
 from ..circuit.simulator import SimulatorBase
 from ..numerics import get_backend
 from ..numerics.arguments import checked_state_vector
+from ..numerics.dual import TracingError
 from ..numerics.host import host_values
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.pauli_action import PauliStructure
 from ..operators.state_expectation import pauli_sum_expectation
+from .adjoint import is_traced_input, traced_evolution
 from .krylov import krylov_propagate
 from .outputs import collected
 from .taylor import taylor_propagate
@@ -67,7 +69,9 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
         vector, or an :class:`~tyxonq.MPSCircuit` for TEBD.
     coefficients : backend array, optional
         The coefficients of ``H`` (in the order of ``list(hamiltonian)``) instead of its own,
-        so gradients reach them.
+        so gradients reach them: by autograd on PyTorch and JAX, and on NumPy (traced times and
+        coefficients, with ``observables=``) by the adjoint identities of
+        :mod:`tyxonq.evolution.adjoint`.
 
     Returns
     -------
@@ -101,8 +105,16 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
                          "tq.Circuit or a state vector")
     n = _qubits(hamiltonian)
     state = _initial_state(K, initial, n)
-    times_host, time_values = _checked_times(K, times, method, steps, order)
     tol = _tolerance(K, tol)
+    if is_traced_input(times) or is_traced_input(coefficients):  # tq.value_and_grad on NumPy
+        if imaginary or not isinstance(hamiltonian, PauliSum):
+            raise TracingError("exact gradients without autograd follow real-time evolution by a "
+                               "PauliSum; use the pytorch or jax backend here")
+        run = _exponentiator(K, method, krylov_dim, tol, steps, order)
+        return traced_evolution(
+            K, hamiltonian, state, times, coefficients, observables,
+            lambda apply, psi, at, scale, norm, emit: run(apply, psi, at, at, scale, norm, False, emit))
+    times_host, time_values = _checked_times(K, times, method, steps, order)
     outputs: list[Any] = []
 
     def emit(vector: Any) -> None:
@@ -178,19 +190,28 @@ def _checked_times(K: ArrayBackend, times: Any, method: str, steps: Any,
         if len(K.shape(times)) != 1:
             raise ValueError(f"times must be one-dimensional; got shape {tuple(K.shape(times))}")
         values = [times[k] for k in range(K.shape(times)[0])]
-        try:
-            host = [float(v) for v in np.asarray(host_values(K, times), dtype=float)]
-        except Exception:  # traced under jit: not readable
-            if method != "taylor" or steps is None or order is None:
-                raise ValueError("times that cannot be read (inside jit) need method='taylor' with "
-                                 "steps= and order= given") from None
-            return None, values
     else:
+        if isinstance(times, np.ndarray) and times.ndim != 1:
+            raise ValueError(f"times must be one-dimensional; got shape {times.shape}")
         try:
-            host = [float(t) for t in times]
-        except (TypeError, ValueError):
+            values = list(times)
+        except TypeError:
             raise TypeError(f"times must be a sequence of real numbers; got {times!r}") from None
-        values = list(host)
+    host = []
+    for value in values:
+        if K.is_array(value) and not isinstance(value, np.ndarray):
+            try:
+                host.append(float(np.real(host_values(K, value))))
+            except Exception:  # traced under jit: not readable
+                if method != "taylor" or steps is None or order is None:
+                    raise ValueError("times that cannot be read (inside jit) need method='taylor' "
+                                     "with steps= and order= given") from None
+                return None, values
+        else:
+            try:
+                host.append(float(value))
+            except (TypeError, ValueError):
+                raise TypeError(f"times must be a sequence of real numbers; got {times!r}") from None
     if not host:
         raise ValueError("times must hold at least one time")
     if not all(np.isfinite(host)) or host[0] < 0 or any(b < a for a, b in zip(host, host[1:])):
