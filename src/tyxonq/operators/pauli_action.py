@@ -12,6 +12,7 @@ one flip per group.
 from __future__ import annotations
 
 import numbers
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -75,7 +76,7 @@ class PauliStructure:
                 groups.setdefault(tuple(q for q in acted if string[q] in "XY"), []).append(index)
         self.windows = tuple((start, width, tuple(terms)) for start, terms in sorted(windows.items()))
         self.groups = tuple((mask, tuple(indices)) for mask, indices in groups.items())
-        self._units: dict = {}  # (backend id, dtype) -> per window and group, the unit terms
+        self._units: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # K -> dtype -> unit terms
 
     @classmethod
     def of(cls, hamiltonian: PauliSum) -> tuple[PauliStructure, list[complex]]:
@@ -130,14 +131,14 @@ class PauliStructure:
     def _unit_terms(self, K: ArrayBackend, dtype: str) -> tuple[list[Any], list[Any]]:
         """Per window its terms' matrices, ``(terms, 4^w)``; per group its terms' diagonals,
         ``(terms, 2^n)``: constants on ``K`` (kept)."""
-        key = (id(K), dtype)
-        if key not in self._units:
+        per_dtype = self._units.setdefault(K, {})
+        if dtype not in per_dtype:
             windows = [K.constant(np.stack([_pauli_matrix(self.strings[t][start:start + width]).reshape(-1)
                                             for t in terms]), dtype) for start, width, terms in self.windows]
             groups = [K.constant(np.stack([_diagonal(self.strings[t]) for t in terms]), dtype)
                       for _, terms in self.groups]
-            self._units[key] = (windows, groups)
-        return self._units[key]
+            per_dtype[dtype] = (windows, groups)
+        return per_dtype[dtype]
 
 
 class BoundPauliSum:

@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
+
 from ...numerics.cache_registry import register_function_cache
 from ...numerics.moves import Move, permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
@@ -141,11 +143,28 @@ def _diagonal_view(ordered: tuple[int, ...], n: int, lead: int, trail: int) -> t
 
 
 def _ordered_matrix(K: ArrayBackend, matrix: Any, placement: Placement, diagonal: bool) -> Any:
+    """The matrix (or diagonal) in the placement's qubit order, by gathers of its rows and
+    columns (two dimensions whatever the qubit count: within cuPyNumeric's six)."""
     if placement.matrix_axes is None:
         return matrix
     k = int(math.log2(placement.size))
-    tensor = K.transpose(K.reshape(matrix, (2,) * (k if diagonal else 2 * k)), placement.matrix_axes)
-    return K.reshape(tensor, (placement.size,) if diagonal else (placement.size, placement.size))
+    index = _bit_order_index(placement.matrix_axes[:k], k)
+    if diagonal:
+        return K.take(matrix, list(index), axis=0)
+    return K.take(K.take(matrix, list(index), axis=0), list(index), axis=1)
+
+
+@register_function_cache
+@functools.lru_cache(maxsize=None)
+def _bit_order_index(order: tuple[int, ...], k: int) -> list[int]:
+    """``index[new] = old``: the basis index whose bit ``order[i]`` is bit ``i`` of ``new``
+    (bit 0 the most significant)."""
+    new = np.arange(2 ** k)
+    bits = (new[:, None] >> np.arange(k - 1, -1, -1)[None, :]) & 1
+    old = np.zeros(2 ** k, dtype=np.int64)
+    for i, source in enumerate(order):
+        old += bits[:, i] << (k - 1 - source)
+    return tuple(old.tolist())
 
 
 def _ordered_lane_matrices(K: ArrayBackend, matrices: Any, placement: Placement, diagonal: bool) -> Any:
