@@ -37,7 +37,7 @@ METHODS = ("krylov", "expm", "taylor", "tebd")
 
 def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *,
            imaginary: bool = False, observables: Any = None, callback: Callable[[Any], Any] | None = None,
-           coefficients: Any = None, tol: float | None = None, krylov_dim: int = 30,
+           coefficients: Any = None, tol: float | None = None, krylov_dim: int | None = None,
            steps: int | None = None, order: int | None = None, dt: float | None = None,
            max_bond: int | None = None, cutoff: float | None = None) -> Any:
     """The state ``exp(-i H t)|psi_0>`` at each time ``t`` of ``times``.
@@ -54,7 +54,8 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
         Non-decreasing, from 0 (``times[0] > 0`` is fine: nothing is emitted at 0 then).
     method : {"krylov", "expm", "taylor", "tebd"}
         ``"krylov"``: restarted Arnoldi with error control (``tol`` on the final state's 2-norm,
-        ``krylov_dim`` basis vectors); ``"expm"``: Al-Mohy and Higham's truncated Taylor
+        ``krylov_dim`` basis vectors, by default :data:`KRYLOV_DIM`, fewer where the basis
+        would take more than a quarter of the backend's free memory); ``"expm"``: Al-Mohy and Higham's truncated Taylor
         ``expm_multiply``; ``"taylor"``: a Taylor scheme fixed in advance (``steps`` per output
         interval and ``order``, by default from the norm of ``H`` and ``tol``), whose reverse
         mode is exact and which runs under ``jit`` when both are given; ``"tebd"``: Trotter
@@ -143,16 +144,34 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
     return collected(K, outputs)
 
 
+#: the default Krylov basis size: larger bases take longer steps (fewer products per unit time
+#: for Lanczos, whose steps cost the same at any size), up to this
+KRYLOV_DIM = 60
+
+
+def _krylov_dimension(K: ArrayBackend, state: Any) -> int:
+    """:data:`KRYLOV_DIM`, or fewer (at least 8) where the basis and its stacked copy would take
+    more than a quarter of the backend's free memory."""
+    vector = 2 * int(np.prod(K.shape(state))) * np.dtype(K.dtype_name_of(state)).itemsize
+    try:
+        fits = int(K.available_memory() // 4 // vector)
+    except Exception:  # a backend that cannot tell: the default
+        return KRYLOV_DIM
+    return max(8, min(KRYLOV_DIM, fits))
+
+
 def _exponentiator(K: ArrayBackend, method: str, dimension: int, tol: float, steps: int | None,
                    order: int | None) -> Callable[..., None]:
     """``run(apply, state, times, time_values, scale, norm, normalise, emit)`` for ``method``."""
-    if isinstance(dimension, bool) or not isinstance(dimension, numbers.Integral) or dimension < 2:
-        raise ValueError(f"krylov_dim={dimension!r} must be an int >= 2")
+    if dimension is not None and (isinstance(dimension, bool) or not isinstance(dimension, numbers.Integral)
+                                  or dimension < 2):
+        raise ValueError(f"krylov_dim={dimension!r} must be an int >= 2 (or None: chosen from memory)")
 
     def run(apply: Callable, state: Any, times: list[float] | None, values: list[Any], scale: complex,
             norm: float, normalise: bool, emit: Callable, hermitian: bool = True) -> None:
         if method == "krylov":
-            krylov_propagate(K, apply, state, times, values, scale, tol, int(dimension), norm,
+            size = dimension or _krylov_dimension(K, state)
+            krylov_propagate(K, apply, state, times, values, scale, tol, int(size), norm,
                              normalise, emit, hermitian)
         else:
             taylor_propagate(K, apply, state, times, values, scale, norm, tol, steps, order,
