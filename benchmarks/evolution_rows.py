@@ -10,8 +10,9 @@ Rows (``--quick``: smaller sizes, nothing written):
     ``krylov_evol`` (JAX, jit). Checked: every engine's states against SciPy's to 1e-8.
 (b) a 100-site transverse-field Ising quench (g = 1) from |0...0> to t = 2 by TEBD, dt = 0.05,
     second order, bond cap 64: tyxonq ``method="tebd"`` (NumPy, PyTorch), quimb's ``TEBD``, Aer's
-    matrix-product-state method on the same second-order Trotter circuit. Checked: the <Z_i>
-    profiles agree within 1e-6 (the same splitting, truncation below it).
+    matrix-product-state method on a second-order Trotter circuit of the same H. The splittings
+    differ (so do their errors, ~1e-3): each <Z_i> profile is checked against a converged
+    reference (fourth order at dt / 5) within 2e-2, and its deviation is listed.
 (c) a 16-qubit second-order Trotter circuit (20 steps) of H = Heisenberg + 0.5 sum X from the
     Neel state: the Ising energy sum Z_i Z_i+1 and its gradient in the time and the 61
     coefficients: tyxonq (NumPy adjoint, PyTorch autograd), PennyLane ``TrotterProduct`` on
@@ -19,7 +20,8 @@ Rows (``--quick``: smaller sizes, nothing written):
     gradient by central differences, 124 more evaluations). Checked: values to 1e-8, gradients
     to 1e-6.
 
-Times: the minimum of ``--repeat`` runs after a warm-up (reported separately).
+Times: the minimum of ``--repeat`` runs after a warm-up (reported separately); a run longer
+than a minute is timed once.
 """
 
 from __future__ import annotations
@@ -34,16 +36,26 @@ import time
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
+#: row (b): the largest <Z_i> deviation accepted from the converged reference, about ten times a
+#: second-order splitting's error at dt = 0.05 (measured at 10 sites against the exact state:
+#: 3e-4 to 2e-3 depending on the splitting)
+SPLITTING_TOLERANCE = 2e-2
 sys.path.insert(0, str(HERE))
 
 import evolution_peers as peers  # noqa: E402 - the peers' side, next to this script
+
+
+#: a run longer than this is timed once (its warm-up is its time, as the table notes)
+LONG_RUN_S = 60.0
 
 
 def timed(fn, repeat: int) -> tuple[float, float, object]:
     start = time.perf_counter()
     result = fn()
     warm = time.perf_counter() - start
-    best = warm if repeat == 0 else float("inf")
+    if repeat == 0 or warm > LONG_RUN_S:
+        return warm, warm, result
+    best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
         result = fn()
@@ -72,6 +84,8 @@ def run_peer(records: list, row: str, engine: str, fn, repeat: int, note: str = 
         records.append({"row": row, "engine": engine, "status": f"failed: {error!r}"[:200]})
         return None
     record = {"row": row, "engine": engine, "warm_s": warm, "best_s": best}
+    if warm > LONG_RUN_S and repeat:
+        note = "; ".join(filter(None, [note, "one run (longer than a minute), warm-up included"]))
     if note:
         record["note"] = note
     records.append(record)
@@ -133,11 +147,20 @@ def row_b(tq, records: list, quick: bool, repeat: int) -> None:
                                    lambda: peers.quimb_tebd_tfim(n, 1.0, total, dt, bond, 1e-12), repeat)
     found["aer-mps-trotter"] = run_peer(records, "b", "aer-mps-trotter",
                                         lambda: peers.aer_mps_trotter_tfim(n, 1.0, total, dt, bond), repeat)
-    reference = found["tyxonq-numpy"]
+    # the splittings differ between engines (ours gathers each bond's terms, Aer's layers are X,
+    # even ZZ, odd ZZ, quimb's its own): each is checked against a converged reference (fourth
+    # order at dt / 5, the same bond cap) within the second-order splitting error at dt
+    with tq.use_backend("numpy"):
+        reference = np.asarray(tq.evolve(hamiltonian, tq.MPSCircuit(n, max_bond=bond, cutoff=1e-12), [total],
+                                          method="tebd", dt=dt / 5, order=4, observables=z))[0]
     for engine, profile in found.items():
         if profile is not None:
             error = float(np.max(np.abs(np.asarray(profile) - reference)))
-            check(records, "b", engine, error < 1e-6, f"(max <Z_i> difference {error:.1e})")
+            check(records, "b", engine, error < SPLITTING_TOLERANCE,
+                  f"(max <Z_i> difference {error:.1e} from the converged reference)")
+            for record in records:
+                if record["row"] == "b" and record["engine"] == engine and "best_s" in record:
+                    record["deviation"] = error
 
 
 def row_c(tq, records: list, quick: bool, repeat: int) -> None:
@@ -204,8 +227,9 @@ def main() -> int:
              f"{'row':4} {'engine':24} {'best (s)':>10} {'warm-up (s)':>12}  check"]
     for record in records:
         if "best_s" in record:
+            deviation = f" (deviation {record['deviation']:.1e})" if "deviation" in record else ""
             lines.append(f"{record['row']:4} {record['engine']:24} {record['best_s']:10.3f} "
-                         f"{record['warm_s']:12.3f}  {record.get('check', 'unchecked')}"
+                         f"{record['warm_s']:12.3f}  {record.get('check', 'unchecked')}{deviation}"
                          + (f" ({record['note']})" if "note" in record else ""))
         else:
             lines.append(f"{record['row']:4} {record['engine']:24} {record['status']}")
