@@ -44,7 +44,6 @@ sys.path.insert(0, str(HERE))
 
 import evolution_peers as peers  # noqa: E402 - the peers' side, next to this script
 
-
 #: a run longer than this is timed once (its warm-up is its time, as the table notes)
 LONG_RUN_S = 60.0
 
