@@ -53,14 +53,16 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
     times : sequence of float, or a 1-d real backend array
         Non-decreasing, from 0 (``times[0] > 0`` is fine: nothing is emitted at 0 then).
     method : {"krylov", "expm", "taylor", "tebd"}
-        ``"krylov"``: restarted Arnoldi with error control (``tol`` on the final state's 2-norm,
-        ``krylov_dim`` basis vectors, by default :data:`KRYLOV_DIM`, fewer where the basis
-        would take more than a quarter of the backend's free memory); ``"expm"``: Al-Mohy and Higham's truncated Taylor
-        ``expm_multiply``; ``"taylor"``: a Taylor scheme fixed in advance (``steps`` per output
-        interval and ``order``, by default from the norm of ``H`` and ``tol``), whose reverse
-        mode is exact and which runs under ``jit`` when both are given; ``"tebd"``: Trotter
-        splitting on a matrix-product state (:func:`~tyxonq.evolution.tebd_propagate`:
-        ``dt``, ``order`` 2 or 4, ``max_bond``, ``cutoff``).
+        ``"krylov"``: restarted Krylov projection (Lanczos for a Hermitian ``H``, Arnoldi
+        otherwise) with error control (``tol`` on the final state's 2-norm; ``krylov_dim``
+        basis vectors, by default :data:`KRYLOV_DIM`, fewer where the basis would take more
+        than a quarter of the backend's free memory); ``"expm"``: Al-Mohy and Higham's
+        truncated Taylor ``expm_multiply``; ``"taylor"``: a Taylor scheme fixed in advance
+        (``steps`` per output interval and ``order``, by default from the norm of ``H`` and
+        ``tol``), whose reverse mode is exact and which runs under ``jit`` when both are given;
+        ``"tebd"``: Trotter splitting on a matrix-product state
+        (:func:`~tyxonq.evolution.tebd.tebd_propagate`: ``dt``, ``order`` 2 or 4,
+        ``max_bond``, ``cutoff``).
     imaginary : bool
         ``exp(-H tau)|psi_0>``, normalised: relaxes towards the ground state.
     observables : PauliSum or sequence of them, optional
@@ -146,7 +148,7 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
 
 #: the default Krylov basis size: larger bases take longer steps (fewer products per unit time
 #: for Lanczos, whose steps cost the same at any size), up to this
-KRYLOV_DIM = 60
+KRYLOV_DIM = 150
 
 
 def _krylov_dimension(K: ArrayBackend, state: Any) -> int:

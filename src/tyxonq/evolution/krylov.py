@@ -28,6 +28,9 @@ __all__ = ["krylov_propagate"]
 #: a basis vector whose norm falls below this fraction of the norm bound ends the space: it is
 #: invariant and the projection is exact (a "happy breakdown")
 BREAKDOWN = 1e-13
+#: basis vectors stacked at once for a product with several output times (a bounded copy,
+#: whose memory the next chunk reuses)
+PROJECTION_CHUNK = 16
 
 
 def krylov_propagate(K: ArrayBackend, apply: Callable[[Any], Any], state: Any, times: list[float],
@@ -112,7 +115,12 @@ def _projected(K: ArrayBackend, basis: list, hessenberg: Any, beta: Any, factors
             state = column[j] * vector if state is None else state + column[j] * vector
         states = [state]
     else:
-        product = K.matmul(K.stack(columns), K.stack(basis))
+        coefficients = K.stack(columns)
+        product = None
+        for start in range(0, len(basis), PROJECTION_CHUNK):  # stacked a chunk at a time
+            chunk = K.matmul(coefficients[:, start:start + PROJECTION_CHUNK],
+                             K.stack(basis[start:start + PROJECTION_CHUNK]))
+            product = chunk if product is None else product + chunk
         states = [product[i] for i in range(len(columns))]
     return [_normalised(K, state) for state in states] if normalise else states
 

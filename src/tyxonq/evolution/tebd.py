@@ -21,14 +21,12 @@ import numpy as np
 
 from ..circuit import MPSCircuit
 from ..numerics.protocol import ArrayBackend
-from ..operators.pauli import PauliSum
+from ..operators.pauli import PauliSum, pauli_matrix
 from .outputs import collected
 from .product_formulas import _merged, suzuki_factors
 
 __all__ = ["tebd_propagate", "local_terms", "layers"]
 
-_PAULI = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
-          "Z": np.diag([1.0, -1.0])}
 
 
 def local_terms(hamiltonian: PauliSum) -> dict[tuple[int, ...], list[tuple[int, str]]]:
@@ -135,10 +133,7 @@ def _local_matrix(K: ArrayBackend, terms: list[tuple[int, str]], values: list[An
     """``sum_t c_t P_t`` on a group's sites, ``2^k x 2^k`` (backend arithmetic on the ``c_t``)."""
     total = None
     for index, letters in terms:
-        matrix = np.ones((1, 1))
-        for letter in letters:
-            matrix = np.kron(matrix, _PAULI[letter])
-        term = values[index] * K.asarray(matrix.astype(complex), K.dtype)
+        term = values[index] * K.asarray(pauli_matrix(letters), K.dtype)
         total = term if total is None else total + term
     return total
 

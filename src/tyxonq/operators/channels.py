@@ -35,6 +35,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.protocol import ArrayBackend
+from .pauli import PAULI_MATRICES, pauli_matrix
 
 __all__ = ["Channel", "depolarizing", "pauli", "bit_flip", "phase_flip", "amplitude_damping",
            "phase_damping", "thermal_relaxation", "reset", "kraus", "from_choi",
@@ -43,12 +44,6 @@ __all__ = ["Channel", "depolarizing", "pauli", "bit_flip", "phase_flip", "amplit
 #: Largest ``max |sum_a K_a^dagger K_a - I|`` accepted as trace preserving.
 TRACE_TOLERANCE = 1e-8
 
-_PAULIS = {
-    "I": np.eye(2, dtype=complex),
-    "X": np.array([[0, 1], [1, 0]], dtype=complex),
-    "Y": np.array([[0, -1j], [1j, 0]], dtype=complex),
-    "Z": np.diag([1.0, -1.0]).astype(complex),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -228,16 +223,11 @@ def depolarizing(p: Any, num_qubits: int = 1) -> Channel:
     strings = ["".join(s) for s in itertools.product("IXYZ", repeat=num_qubits)]
     others = len(strings) - 1
     coefficients = [_sqrt(_one_minus(p))] + [_sqrt(p / others)] * others
-    matrices = [_pauli_string(s) for s in strings]
+    matrices = [pauli_matrix(s) for s in strings]
     return Channel("depolarizing", _combine([[(c, m)] for c, m in zip(coefficients, matrices)],
                                             coefficients), {"p": p, "num_qubits": num_qubits})
 
 
-def _pauli_string(string: str) -> np.ndarray:
-    matrix = np.eye(1, dtype=complex)
-    for letter in string:
-        matrix = np.kron(matrix, _PAULIS[letter])
-    return matrix
 
 
 def pauli(px: Any = 0.0, py: Any = 0.0, pz: Any = 0.0) -> Channel:
@@ -258,7 +248,7 @@ def pauli(px: Any = 0.0, py: Any = 0.0, pz: Any = 0.0) -> Channel:
     if all(v is not None for v in values) and sum(values) > 1.0 + 1e-12:
         raise ValueError(f"px + py + pz = {sum(values)!r} must be at most 1")
     coefficients = [_sqrt(_one_minus(px + py + pz)), _sqrt(px), _sqrt(py), _sqrt(pz)]
-    terms = [[(c, _PAULIS[letter])] for c, letter in zip(coefficients, "IXYZ")]
+    terms = [[(c, PAULI_MATRICES[letter])] for c, letter in zip(coefficients, "IXYZ")]
     return Channel("pauli", _combine(terms, coefficients), {"px": px, "py": py, "pz": pz})
 
 
@@ -273,7 +263,7 @@ def bit_flip(p: Any) -> Channel:
     """
     _probability(p, "p")
     coefficients = [_sqrt(_one_minus(p)), _sqrt(p)]
-    terms = [[(coefficients[0], _PAULIS["I"])], [(coefficients[1], _PAULIS["X"])]]
+    terms = [[(coefficients[0], PAULI_MATRICES["I"])], [(coefficients[1], PAULI_MATRICES["X"])]]
     return Channel("bit_flip", _combine(terms, coefficients), {"p": p})
 
 
@@ -288,7 +278,7 @@ def phase_flip(p: Any) -> Channel:
     """
     _probability(p, "p")
     coefficients = [_sqrt(_one_minus(p)), _sqrt(p)]
-    terms = [[(coefficients[0], _PAULIS["I"])], [(coefficients[1], _PAULIS["Z"])]]
+    terms = [[(coefficients[0], PAULI_MATRICES["I"])], [(coefficients[1], PAULI_MATRICES["Z"])]]
     return Channel("phase_flip", _combine(terms, coefficients), {"p": p}, diagonal=True)
 
 

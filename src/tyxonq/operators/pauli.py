@@ -16,7 +16,7 @@ import numpy as np
 from ..numerics.arguments import checked_sequence
 from ..numerics.protocol import ArrayBackend
 
-__all__ = ["PauliSum", "checked_pauli_string"]
+__all__ = ["PauliSum", "checked_pauli_string", "pauli_matrix", "PAULI_MATRICES"]
 
 
 PAULI_LETTERS = "IXYZ"
@@ -28,6 +28,28 @@ _PRODUCT = {
     ("Z", "I"): (1, "Z"), ("Z", "X"): (1j, "Y"), ("Z", "Y"): (-1j, "X"), ("Z", "Z"): (1, "I"),
 }
 _TERM = re.compile(r"^([XYZI])(\d+)$")
+
+#: the one-qubit Pauli matrices by letter
+PAULI_MATRICES = {
+    "I": np.eye(2, dtype=complex),
+    "X": np.array([[0, 1], [1, 0]], dtype=complex),
+    "Y": np.array([[0, -1j], [1j, 0]], dtype=complex),
+    "Z": np.diag([1.0, -1.0]).astype(complex),
+}
+
+
+def pauli_matrix(letters: str) -> np.ndarray:
+    """The ``2^k x 2^k`` matrix of a Pauli string (its first letter the most significant qubit).
+
+    Examples
+    --------
+    >>> pauli_matrix("XZ").real.astype(int).tolist()
+    [[0, 0, 1, 0], [0, 0, 0, -1], [1, 0, 0, 0], [0, -1, 0, 0]]
+    """
+    matrix = np.ones((1, 1), dtype=complex)
+    for letter in letters.upper():
+        matrix = np.kron(matrix, PAULI_MATRICES[letter])
+    return matrix
 
 
 class PauliSum:

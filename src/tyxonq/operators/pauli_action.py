@@ -19,7 +19,7 @@ import numpy as np
 
 from ..numerics.host import host_values
 from ..numerics.protocol import ArrayBackend
-from .pauli import PauliSum, checked_pauli_string
+from .pauli import PauliSum, checked_pauli_string, pauli_matrix
 from .state_expectation import _diagonal, _flip
 
 __all__ = ["PauliStructure", "BoundPauliSum"]
@@ -126,14 +126,14 @@ class PauliStructure:
 
     def _window_matrix(self, start: int, width: int, terms: tuple[int, ...],
                        values: np.ndarray) -> np.ndarray:
-        return sum(values[t] * _pauli_matrix(self.strings[t][start:start + width]) for t in terms)
+        return sum(values[t] * pauli_matrix(self.strings[t][start:start + width]) for t in terms)
 
     def _unit_terms(self, K: ArrayBackend, dtype: str) -> tuple[list[Any], list[Any]]:
         """Per window its terms' matrices, ``(terms, 4^w)``; per group its terms' diagonals,
         ``(terms, 2^n)``: constants on ``K`` (kept)."""
         per_dtype = self._units.setdefault(K, {})
         if dtype not in per_dtype:
-            windows = [K.constant(np.stack([_pauli_matrix(self.strings[t][start:start + width]).reshape(-1)
+            windows = [K.constant(np.stack([pauli_matrix(self.strings[t][start:start + width]).reshape(-1)
                                             for t in terms]), dtype) for start, width, terms in self.windows]
             groups = [K.constant(np.stack([_diagonal(self.strings[t]) for t in terms]), dtype)
                       for _, terms in self.groups]
@@ -184,17 +184,6 @@ def _window(low: int, high: int, width: int, n: int, windows: dict[int, list[int
             return start
     tiled = min((low // max(width - 1, 1)) * max(width - 1, 1), n - width)
     return tiled if tiled <= low and high < tiled + width else min(low, n - width)
-
-
-def _pauli_matrix(letters: str) -> np.ndarray:
-    matrix = np.ones((1, 1), dtype=complex)
-    for letter in letters:
-        matrix = np.kron(matrix, _PAULIS[letter])
-    return matrix
-
-
-_PAULIS = {"I": np.eye(2, dtype=complex), "X": np.array([[0, 1], [1, 0]], dtype=complex),
-           "Y": np.array([[0, -1j], [1j, 0]]), "Z": np.diag([1.0, -1.0]).astype(complex)}
 
 
 class _HostKey:

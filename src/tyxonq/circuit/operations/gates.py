@@ -19,6 +19,7 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.constants import backend_constant
 from ...numerics.protocol import ArrayBackend
+from ...operators.pauli import pauli_matrix
 
 __all__ = ["GateSpec", "GATES", "ALIASES", "DIAGONAL_GATES", "gate_matrix", "gate_matrices",
            "gate_derivative", "gate_derivatives", "controlled_gate", "controlled_matrix",
@@ -409,13 +410,6 @@ PAULI_ROTATION_PREFIX = "exp:"
 MAX_PAULI_ROTATION_QUBITS = 10
 
 
-def _pauli_matrix(letters: str) -> np.ndarray:
-    matrix = np.ones((1, 1), dtype=complex)
-    for letter in letters:
-        matrix = np.kron(matrix, CONSTANT_MATRICES[letter.lower()])
-    return matrix
-
-
 def pauli_rotation_gate(letters: str) -> str:
     """The name of the gate ``exp(-i θ P / 2)`` for the Pauli string ``P`` (letters X, Y, Z on
     its qubits, in order), made and entered in the gate table on first use.
@@ -445,7 +439,7 @@ def pauli_rotation_gate(letters: str) -> str:
     name = PAULI_ROTATION_PREFIX + letters
     if name in _MADE:
         return name
-    CONSTANT_MATRICES[f"_{name}"] = _pauli_matrix(letters)
+    CONSTANT_MATRICES[f"_{name}"] = pauli_matrix(letters)
     CONSTANT_MATRICES.setdefault(f"_eye{len(letters)}", np.eye(2 ** len(letters), dtype=complex))
     diagonal_on = tuple(p for p, letter in enumerate(letters) if letter == "Z")
     _MADE[name] = GateSpec(name, len(letters), ("theta",),
