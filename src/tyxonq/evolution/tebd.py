@@ -4,7 +4,8 @@ gates.
 The terms of ``H`` are gathered into local Hamiltonians ``h_g`` on the sites they touch (a
 one-site term joins a bond next to it); gates whose site ranges do not overlap form a layer
 (even and odd bonds for a nearest-neighbour chain; longer-range gates are applied through swaps
-by the state). A step of length ``h`` is Suzuki's formula of order 2 or 4 over the layers
+by the state). Each layer is swept from the end where the orthogonality centre is, leaving it at
+the other end, so moving the centre costs one QR per gate, not a crossing of the chain per layer. A step of length ``h`` is Suzuki's formula of order 2 or 4 over the layers
 (:func:`~tyxonq.evolution.product_formulas.suzuki_factors`), each factor ``exp(-i w h h_g)`` a
 dense ``2^k x 2^k`` gate split by SVDs with the state's truncation (``max_bond``, ``cutoff``);
 the discarded weight accumulates as for any :class:`~tyxonq.MPSCircuit`. Observables are read
@@ -111,11 +112,13 @@ def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, 
             h = (target - now) / count
             factors = _merged([f for _ in range(count) for f in suzuki_factors(len(grouped), order)])
             for layer, weight in factors:
-                for g in grouped[layer]:
+                members = grouped[layer]
+                leftward = state.centre > (min(sites[members[0]]) + max(sites[members[-1]])) / 2
+                for g in (members[::-1] if leftward else members):  # sweep from where the centre is
                     key = (g, round(weight * h, 15))
                     if key not in gates:
                         gates[key] = K.expm((scale * weight * h) * local[g])
-                    state.apply(gates[key], sites[g])
+                    state.apply(gates[key], sites[g], centre_left=leftward)
                 if imaginary:
                     state.normalise()
         now = max(now, target)
