@@ -21,7 +21,7 @@ Rows (``--quick``: smaller sizes, nothing written):
     to 1e-6.
 
 Times: the minimum of ``--repeat`` runs after a warm-up (reported separately); a run longer
-than a minute is timed once. Every engine runs in one process with glibc's large allocations
+than a minute is timed once; each row runs in a fresh process. Every engine runs in one process with glibc's large allocations
 kept for reuse (``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` set before start; the
 script re-executes itself with them unless ``--system-malloc``): a 16 MB array is otherwise a
 fresh ``mmap`` whose pages fault in on every use, which taxes engines that allocate temporaries
@@ -35,6 +35,7 @@ import json
 import os
 import pathlib
 import platform
+import subprocess
 import sys
 import time
 
@@ -230,9 +231,20 @@ def main() -> int:
 
     records: list = []
     repeat = 0 if args.quick else args.repeat
-    for name, row in (("a", row_a), ("b", row_b), ("c", row_c)):
-        if name in args.rows:
-            row(tq, records, args.quick, repeat)
+    rows = {"a": row_a, "b": row_b, "c": row_c}
+    if len(args.rows) == 1 or args.quick:
+        for name in args.rows:
+            rows[name](tq, records, args.quick, repeat)
+    else:  # each row in a fresh process, so no row inherits another's memory or threads
+        for name in args.rows:
+            part = pathlib.Path(args.output).with_suffix(f".{name}.part.json")
+            command = [sys.executable, __file__, "--rows", name, "--repeat", str(args.repeat),
+                       "--output", str(part)] + (["--system-malloc"] if args.system_malloc else [])
+            subprocess.run(command, check=False)
+            records += json.loads(part.read_text()) if part.exists() else [
+                {"row": name, "engine": "(row)", "status": "the row's process failed"}]
+            part.unlink(missing_ok=True)
+            part.with_suffix(".txt").unlink(missing_ok=True)
 
     machine = platform.processor() or platform.machine()
     allocation = "system malloc" if args.system_malloc else "large allocations reused"

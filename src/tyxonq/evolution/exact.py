@@ -152,8 +152,8 @@ KRYLOV_DIM = 150
 
 
 def _krylov_dimension(K: ArrayBackend, state: Any) -> int:
-    """:data:`KRYLOV_DIM`, or fewer (at least 8) where the basis and its stacked copy would take
-    more than a quarter of the backend's free memory."""
+    """:data:`KRYLOV_DIM`, or fewer (at least 8) where the basis and its conjugates (kept for the
+    inner products) would take more than a quarter of the backend's free memory."""
     vector = 2 * int(np.prod(K.shape(state))) * np.dtype(K.dtype_name_of(state)).itemsize
     try:
         fits = int(K.available_memory() // 4 // vector)
