@@ -9,8 +9,9 @@ Rows (``--quick``: smaller sizes, nothing written):
     ``expm_multiply`` on the sparse matrix, quimb's ``Evolution``, tensorcircuit-ng's
     ``krylov_evol`` (JAX, jit). Checked: every engine's states against SciPy's to 1e-8.
 (b) a 100-site transverse-field Ising quench (g = 1) from |0...0> to t = 4 by TEBD, dt = 0.05,
-    second order, bond cap 64 (reached: the middle bonds saturate by t = 4): tyxonq ``method="tebd"`` (NumPy, PyTorch), quimb's ``TEBD``, Aer's
-    matrix-product-state method on a second-order Trotter circuit of the same H. The splittings
+    second order, bond cap 64 (reached: the middle bonds saturate by t = 4): tyxonq
+    ``method="tebd"`` (NumPy, PyTorch), quimb's ``TEBD``, Aer's matrix-product-state method on a
+    second-order Trotter circuit of the same H. The splittings
     differ (so do their errors, ~1e-3): each <Z_i> profile is checked against a converged
     reference (fourth order at dt / 2) within 2e-2, and its deviation is listed.
 (c) a 16-qubit second-order Trotter circuit (20 steps) of H = Heisenberg + 0.5 sum X from the
@@ -21,11 +22,11 @@ Rows (``--quick``: smaller sizes, nothing written):
     to 1e-6.
 
 Times: the minimum of ``--repeat`` runs after a warm-up (reported separately); a run longer
-than a minute is timed once; each row runs in a fresh process. Every engine runs in one process with glibc's large allocations
-kept for reuse (``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` set before start; the
-script re-executes itself with them unless ``--system-malloc``): a 16 MB array is otherwise a
-fresh ``mmap`` whose pages fault in on every use, which taxes engines that allocate temporaries
-(tyxonq's 20-qubit row (a): 20.8 s first run, 11.2 s reusing; quimb's 42.7 s and 38.3 s).
+than a minute is timed once; each row runs in a fresh process. Every engine runs with glibc's
+large allocations kept for reuse (``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` set
+before start; the script re-executes itself with them unless ``--system-malloc``): a 16 MB
+array is otherwise a fresh ``mmap`` whose pages fault in on every use, which taxes engines that
+allocate temporaries (tyxonq's protocol has no in-place operations).
 """
 
 from __future__ import annotations
