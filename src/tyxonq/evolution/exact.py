@@ -69,7 +69,8 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
         Return their real expectation values at each time, shape ``(times, observables)``.
     callback : callable, optional
         Return ``callback(state)`` at each time (stacked) instead; ``state`` is the backend
-        vector, or an :class:`~tyxonq.MPSCircuit` for TEBD.
+        vector, or for TEBD an :class:`~tyxonq.MPSCircuit` view of the current state, valid
+        during the call (return values from it, or ``view.copy()``).
     coefficients : backend array, optional
         The coefficients of ``H`` (in the order of ``list(hamiltonian)``) instead of its own,
         so gradients reach them: by autograd on PyTorch and JAX, and on NumPy (traced times and

@@ -69,7 +69,7 @@ def layers(groups: list[tuple[int, ...]]) -> list[list[int]]:
                 break
         else:
             found.append(([index], [span]))
-    return [sorted(members) for members, _ in found]
+    return [sorted(members, key=lambda i: min(groups[i])) for members, _ in found]  # left to right
 
 
 def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, *, observables: Any,
