@@ -39,7 +39,8 @@ def ising_quench(sites: int, field: float, times: list[float], bond: int) -> dic
 
     rows = tq.evolve(tq.hamiltonians.tfim(sites, h=field), start, times, method="tebd", dt=0.05, order=4,
                      callback=observe)
-    return {"z": np.array([r[0] for r in rows]), "entropy": [r[1] for r in rows], "error": [r[2] for r in rows]}
+    return {"z": np.array([r[0] for r in rows]), "entropy": [r[1] for r in rows],
+            "error": [r[2] for r in rows]}
 
 
 def check_tebd(field: float) -> float:

@@ -5,7 +5,8 @@ The terms of ``H`` are gathered into local Hamiltonians ``h_g`` on the sites the
 one-site term joins a bond next to it); gates whose site ranges do not overlap form a layer
 (even and odd bonds for a nearest-neighbour chain; longer-range gates are applied through swaps
 by the state). Each layer is swept from the end where the orthogonality centre is, leaving it at
-the other end, so moving the centre costs one QR per gate, not a crossing of the chain per layer. A step of length ``h`` is Suzuki's formula of order 2 or 4 over the layers
+the other end, so moving the centre costs one QR per gate, not a crossing of the chain per
+layer. A step of length ``h`` is Suzuki's formula of order 2 or 4 over the layers
 (:func:`~tyxonq.evolution.product_formulas.suzuki_factors`), each factor ``exp(-i w h h_g)`` a
 dense ``2^k x 2^k`` gate split by SVDs with the state's truncation (``max_bond``, ``cutoff``);
 the discarded weight accumulates as for any :class:`~tyxonq.MPSCircuit`. Observables are read
