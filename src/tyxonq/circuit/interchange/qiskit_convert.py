@@ -373,17 +373,12 @@ def _append_pauli_evolution(circuit: Any, operation: Any, qubits: tuple, values:
             f"is too large (at most {MAX_PAULI_ROTATION_QUBITS} qubits); synthesise it first (e.g. "
             "qiskit.transpile) to read its product formula, or build one with tq.evolution.trotter")
     try:
-        time = float(np.real(_numeric(_angle(operation.params[0], values))))
-    except (TypeError, ValueError) as error:
+        time = numeric_angle(get_backend(), _angle(operation.params[0], values), "PauliEvolutionGate")
+    except ValueError as error:
         raise ValueError("a PauliEvolutionGate of non-commuting terms becomes its exact unitary, "
                          "which needs a numeric time (not a traced one)") from error
     exact = operation.__class__(operation.operator, time=time)
     circuit.unitary(*reversed(qubits), matrix=np.asarray(Operator(exact).data))
-
-
-def _numeric(value: Any) -> float:
-    K = get_backend()
-    return float(value) if isinstance(value, numbers.Number) else float(np.real(K.to_numpy(value)))
 
 
 def to_qiskit(circuit: Any) -> Any:
