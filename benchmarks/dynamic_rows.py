@@ -23,28 +23,18 @@ Times: the minimum of ``--repeat`` runs after a warm-up; the warm-up time is rep
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import platform
 import sys
-import time
 
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from side_by_side import finish, table, timed  # noqa: E402 - the shared helpers, next to this script
+
 DATA, ROUNDS, ERROR = 10, 3, 0.05
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    start = time.perf_counter()
-    result = fn()
-    warm = time.perf_counter() - start
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return warm, best, result
 
 
 # -- (a) the repetition-code memory ----------------------------------------------------------------
@@ -290,20 +280,8 @@ def main() -> int:
                         "check": "ok" if error < 1e-6 else f"WRONG (max error {error:.2e})"})
 
     machine = platform.processor() or platform.machine()
-    lines = [f"dynamic circuits ({machine}, complex128, min of {repeat} after a warm-up)",
-             f"{'row':4} {'engine':18} {'best (s)':>10} {'warm-up (s)':>12}  check"]
-    for record in records:
-        if "best_s" in record:
-            lines.append(f"{record['row']:4} {record['engine']:18} {record['best_s']:10.3f} "
-                         f"{record['warm_s']:12.3f}  "
-                         f"{record['check']}" + (f" ({record['note']})" if "note" in record else ""))
-        else:
-            lines.append(f"{record['row']:4} {record['engine']:18} {record['status']}")
-    print("\n".join(lines))
-    if not args.quick:
-        pathlib.Path(args.output).write_text(json.dumps(records, indent=1))
-        pathlib.Path(args.output).with_suffix(".txt").write_text("\n".join(lines) + "\n")
-    return 0 if all(r.get("check", "ok") == "ok" for r in records) else 1
+    lines = table(f"dynamic circuits ({machine}, complex128, min of {repeat} after a warm-up)", records, 18)
+    return finish(records, lines, args.output, write=not args.quick)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ import pathlib
 import platform
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -50,23 +49,10 @@ SPLITTING_TOLERANCE = 2e-2
 sys.path.insert(0, str(HERE))
 
 import evolution_peers as peers  # noqa: E402 - the peers' side, next to this script
+from side_by_side import finish, table, timed  # noqa: E402
 
 #: a run longer than this is timed once (its warm-up is its time, as the table notes)
 LONG_RUN_S = 60.0
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    start = time.perf_counter()
-    result = fn()
-    warm = time.perf_counter() - start
-    if repeat == 0 or warm > LONG_RUN_S:
-        return warm, warm, result
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return warm, best, result
 
 
 def neel_bits(n: int) -> list[int]:
@@ -82,7 +68,7 @@ def neel_vector(n: int) -> np.ndarray:
 def run_peer(records: list, row: str, engine: str, fn, repeat: int, note: str = ""):
     """Time a peer; a missing or failing peer becomes a status line, not a crash."""
     try:
-        warm, best, result = timed(fn, repeat)
+        warm, best, result = timed(fn, repeat, LONG_RUN_S)
     except ImportError as error:
         records.append({"row": row, "engine": engine, "status": f"not installed ({error})"})
         return None
@@ -249,21 +235,9 @@ def main() -> int:
 
     machine = platform.processor() or platform.machine()
     allocation = "system malloc" if args.system_malloc else "large allocations reused"
-    lines = [f"time evolution ({machine}, complex128, min of {max(repeat, 1)} after a warm-up, {allocation})",
-             f"{'row':4} {'engine':24} {'best (s)':>10} {'warm-up (s)':>12}  check"]
-    for record in records:
-        if "best_s" in record:
-            deviation = f" (deviation {record['deviation']:.1e})" if "deviation" in record else ""
-            lines.append(f"{record['row']:4} {record['engine']:24} {record['best_s']:10.3f} "
-                         f"{record['warm_s']:12.3f}  {record.get('check', 'unchecked')}{deviation}"
-                         + (f" ({record['note']})" if "note" in record else ""))
-        else:
-            lines.append(f"{record['row']:4} {record['engine']:24} {record['status']}")
-    print("\n".join(lines))
-    if not args.quick:
-        pathlib.Path(args.output).write_text(json.dumps(records, indent=1))
-        pathlib.Path(args.output).with_suffix(".txt").write_text("\n".join(lines) + "\n")
-    return 0 if all(r.get("check", "ok") == "ok" for r in records) else 1
+    lines = table(f"time evolution ({machine}, complex128, min of {max(repeat, 1)} after a warm-up, "
+                  f"{allocation})", records, 24)
+    return finish(records, lines, args.output, write=not args.quick)
 
 
 if __name__ == "__main__":

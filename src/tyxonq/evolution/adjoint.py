@@ -82,9 +82,11 @@ def traced_evolution(K: ArrayBackend, hamiltonian: PauliSum, state: Any, times: 
     states = _propagated(propagate, bound.apply, state, host_times, -1j, norm)
     traced_coefficients = any(g is not None for g in coefficient_gradients)
     size = next((g.size for g in time_gradients + coefficient_gradients if g is not None), 0)
+    measured = [PauliStructure.of(o)[0].bind(K, [c for c, _ in o], dtype) for o in observables]
     rows = []
     for t, time_gradient, psi in zip(host_times, time_gradients, states):
         row = []
+        driven = bound.apply(psi) if time_gradient is not None else None
         nodes = weights = forward = None
         if traced_coefficients and t > 0:
             count = math.ceil(norm * t) + EXTRA_NODES
@@ -92,12 +94,12 @@ def traced_evolution(K: ArrayBackend, hamiltonian: PauliSum, state: Any, times: 
             nodes = 0.5 * t * (unit + 1)
             weights = 0.5 * t * weights
             forward = _propagated(propagate, bound.apply, state, list(nodes), -1j, norm)
-        for observable in observables:
-            applied = PauliStructure.of(observable)[0].bind(K, [c for c, _ in observable], dtype).apply(psi)
+        for observable in measured:
+            applied = observable.apply(psi)
             value = float(np.real(K.to_numpy(_inner(K, psi, applied))))
             gradient = np.zeros(size)
             if time_gradient is not None:
-                rate = 2 * float(np.imag(K.to_numpy(_inner(K, applied, bound.apply(psi)))))
+                rate = 2 * float(np.imag(K.to_numpy(_inner(K, applied, driven))))
                 gradient = gradient + rate * time_gradient
             if nodes is not None:
                 backward = _propagated(propagate, bound.apply, applied, list(t - nodes[::-1]), 1j, norm)[::-1]
