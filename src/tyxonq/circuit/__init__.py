@@ -14,12 +14,16 @@ from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, 
 from .contraction.rehearsal import ContractionReport, rehearse
 from .density import DensityMatrixCircuit, DMCircuit
 from .mps import MPSCircuit
+from .operations.clifford import NonCliffordError
 from .operations.gates import GATES
+from .stabilizer import StabilizerCircuit
 
 __all__ = [
     "Circuit",
     "DMCircuit",
     "MPSCircuit",
+    "StabilizerCircuit",
+    "NonCliffordError",
     "DensityMatrixCircuit",
     "NoisyCircuitError",
     "GATES",

@@ -383,9 +383,10 @@ class CircuitBase(SimulatorBase):
             Number of samples (> 0).
         seed : int, optional
             Seed: the same seed gives the same samples.
-        format : {"counts", "bitstrings", "indices"}
-            A dict bitstring -> count, a list of bitstrings, or a backend array of basis indices
-            (at most 62 qubits).
+        format : {"counts", "bitstrings", "indices", "bits"}
+            A dict bitstring -> count, a list of bitstrings, a backend array of basis indices
+            (at most 62 qubits), or the bits as a backend ``int8`` array ``(shots, width)``
+            (qubit 0, or classical bit 0, in column 0; any width).
         readout_error : array or list of arrays, optional
             Confusion matrix ``confusion[read, true]`` (columns sum to 1) for every qubit, or one
             per qubit, applied to the sampled bits; by default the noise model's, if any.
@@ -441,7 +442,8 @@ class CircuitBase(SimulatorBase):
         if rehearsing():  # planned, not run: nothing to sample from
             if chosen == "state":
                 self.probability()
-            return K.zeros((0,), "int64") if format == "indices" else ([] if format == "bitstrings" else {})
+            empty = {"indices": K.zeros((0,), "int64"), "bits": K.zeros((0, n), "int8"), "bitstrings": []}
+            return empty.get(format, {})
         if method == "auto" and (basis := self._basis_route()) is not None:  # one basis state
             bits = np.tile(np.asarray(basis.bits, dtype=np.int64), (shots, 1))
             return format_samples(K, n, format, confusions, seed, bits=bits)

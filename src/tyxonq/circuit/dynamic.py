@@ -227,7 +227,7 @@ def formatted_rows(K: ArrayBackend, rows: np.ndarray, m: int, n: int, format: st
         rows = rows.copy()
         rows[:, m:] = apply_readout_error(rows[:, m:], confusions, np.random.default_rng(readout_seed(seed)))
     formatted = format_samples(K, m + (n if final else 0), format, None, seed, bits=rows)
-    if format == "indices" or not (final and m):
+    if format in ("indices", "bits") or not (final and m):
         return formatted
     if format == "bitstrings":
         return [f"{s[:m]} {s[m:]}" for s in formatted]

@@ -38,12 +38,17 @@ def format_samples(K: ArrayBackend, n: int, format: str, confusions: list | None
                    indices: Any = None, bits: np.ndarray | None = None) -> Any:
     """Samples as basis ``indices`` (a backend array) or ``bits`` (a host ``(shots, n)`` array,
     qubit 0 first), read through ``confusions`` if given, in the requested format: counts,
-    bitstrings, or a backend array of basis indices (at most 62 qubits)."""
+    bitstrings, a backend array of basis indices (at most 62 qubits), or the bits themselves as a
+    backend ``int8`` array ``(shots, n)`` (``"bits"``, any width)."""
     if confusions is not None:  # read through the confusion matrices (a separate stream)
         if bits is None:
             bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
         bits = apply_readout_error(bits, confusions, np.random.default_rng(readout_seed(seed)))
         indices = None
+    if format == "bits":
+        if bits is None:
+            bits = (K.to_numpy(indices)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
+        return K.asarray(np.asarray(bits, dtype=np.int8))
     if indices is None and n <= 62:
         indices = K.asarray(bits @ (1 << np.arange(n - 1, -1, -1, dtype=np.int64)), "int64")
     if format == "indices":

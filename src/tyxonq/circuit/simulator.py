@@ -48,13 +48,29 @@ from .result_forms import format_index, format_samples, readout_seed, weighted_s
 from .shots import shot_expectation
 from .statevector.lanes import operation_lanes
 
-__all__ = ["SimulatorBase", "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
+__all__ = ["SimulatorBase", "simulator_class", "format_index", "format_samples", "pauli_factors",
+           "readout_seed", "weighted_sum",
            "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
 
-SAMPLE_FORMATS = ("counts", "bitstrings", "indices")
+SAMPLE_FORMATS = ("counts", "bitstrings", "indices", "bits")
 #: how an exact Pauli-sum expectation is computed (see :meth:`SimulatorBase.pauli_sum_expectation`)
 PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
+#: every simulator class by name, so siblings convert into each other without importing each other
+_SIMULATORS: dict[str, type] = {}
+
+
+def simulator_class(name: str) -> type:
+    """The simulator class called ``name`` (``"Circuit"``, ``"DMCircuit"``, ``"StabilizerCircuit"``,
+    ...), registered when it was defined.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> simulator_class("MPSCircuit") is tq.MPSCircuit
+    True
+    """
+    return _SIMULATORS[name]
 
 
 class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMethods, InterchangeMethods):
@@ -64,6 +80,10 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
     #: per-qubit readout confusion matrices (``None`` entries: exact) applied to samples; set by
     #: a noise model (``with_noise``)
     _readout: list | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _SIMULATORS.setdefault(cls.__name__, cls)
 
     def __init__(self, num_qubits: int) -> None:
         if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
@@ -80,6 +100,38 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
     def is_noisy(self) -> bool:
         """Whether the circuit holds channels (its state is then mixed)."""
         return self._channel_count > 0
+
+    def is_clifford(self) -> bool:
+        """Whether a :class:`~tyxonq.StabilizerCircuit` can run this circuit: Clifford gates (angles
+        at multiples of ``pi/2``), Pauli channels, measurements, resets, Pauli gates conditioned on
+        a parity of bits, and no ``inputs=``.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.Circuit(2).h(0).cx(0, 1).rz(1, theta=3.141592653589793).is_clifford()
+        True
+        >>> tq.Circuit(1).t(0).is_clifford()
+        False
+        """
+        from .operations.clifford import clifford_reason
+
+        return self._inputs is None and all(clifford_reason(op) is None for op in self._operations)
+
+    def to_stabilizer(self) -> Any:
+        """This circuit as a :class:`~tyxonq.StabilizerCircuit` (stim): every operation must be
+        Clifford (:meth:`is_clifford`); the first that is not is named in the error.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(500).h(0)
+        >>> for q in range(499):
+        ...     _ = c.cx(q, q + 1)
+        >>> float(c.to_stabilizer().expectation_ps(z=[0, 499]))
+        1.0
+        """
+        return simulator_class("StabilizerCircuit").from_circuit(self)
 
     # -- structure ---------------------------------------------------------------------------
     @property

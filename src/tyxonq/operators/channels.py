@@ -35,7 +35,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.protocol import ArrayBackend
-from .pauli import PAULI_MATRICES, pauli_matrix
+from .pauli import PAULI_MATRICES, pauli_coefficients, pauli_matrix
 
 __all__ = ["Channel", "depolarizing", "pauli", "bit_flip", "phase_flip", "amplitude_damping",
            "phase_damping", "thermal_relaxation", "reset", "kraus", "from_choi",
@@ -129,6 +129,32 @@ class Channel:
         # J[(i, o), (j, p)] = sum_a K_a[o, i] conj(K_a[p, j])
         products = K.einsum("aoi,apj->iojp", stack, K.conj(stack))
         return K.reshape(products, (d * d, d * d))
+
+    def pauli_probabilities(self, tolerance: float = 1e-10) -> np.ndarray | None:
+        """The channel as ``rho -> sum_P p_P P rho P`` (a Pauli channel): the probabilities ``p_P``
+        over the Pauli strings of ``"IXYZ"`` in order (first letter on the first qubit, slowest),
+        or ``None`` when it is not a Pauli channel (its process matrix in the Pauli basis has
+        off-diagonal entries above ``tolerance``, e.g. amplitude damping). Values are read on the
+        host (a traced parameter raises).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> (tq.channels.depolarizing(0.3).pauli_probabilities().round(12) + 0.0).tolist()
+        [0.7, 0.1, 0.1, 0.1]
+        >>> tq.channels.amplitude_damping(0.1).pauli_probabilities() is None
+        True
+        """
+        K = get_backend()
+        operators = self.operators if isinstance(self.operators, np.ndarray) else \
+            K.to_numpy(K.detach(K.asarray(self.operators)))
+        # chi[P, Q] = sum_a c_aP conj(c_aQ) with K_a = sum_P c_aP P
+        coefficients = np.stack([pauli_coefficients(kraus) for kraus in np.asarray(operators)])
+        chi = coefficients.T @ coefficients.conj()
+        diagonal = np.real(np.diag(chi))
+        if np.max(np.abs(chi - np.diag(np.diag(chi)))) > tolerance:
+            return None
+        return np.clip(diagonal, 0.0, None)
 
     def __repr__(self) -> str:
         arguments = ", ".join(f"{key}={_show(value)}" for key, value in self.parameters.items()

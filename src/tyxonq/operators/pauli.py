@@ -16,7 +16,7 @@ import numpy as np
 from ..numerics.arguments import checked_sequence
 from ..numerics.protocol import ArrayBackend
 
-__all__ = ["PauliSum", "checked_pauli_string", "pauli_matrix", "PAULI_MATRICES"]
+__all__ = ["PauliSum", "checked_pauli_string", "pauli_matrix", "pauli_coefficients", "PAULI_MATRICES"]
 
 
 PAULI_LETTERS = "IXYZ"
@@ -51,6 +51,29 @@ def pauli_matrix(letters: str) -> np.ndarray:
         matrix = np.kron(matrix, PAULI_MATRICES[letter])
     return matrix
 
+
+
+def pauli_coefficients(matrix: np.ndarray) -> np.ndarray:
+    """The coefficients ``c_P = Tr(P M) / 2^k`` of a ``2^k x 2^k`` matrix in the Pauli basis, so
+    that ``M = sum_P c_P P``; index ``P`` runs over the strings of ``"IXYZ"`` in order, the first
+    letter (most significant qubit) slowest.
+
+    Examples
+    --------
+    >>> c = pauli_coefficients(pauli_matrix("XZ") + 0.5 * pauli_matrix("IY"))
+    >>> [(int(i), float(c[i].real)) for i in np.flatnonzero(np.abs(c) > 1e-12)]  # IY, XZ
+    [(2, 0.5), (7, 1.0)]
+  """
+    matrix = np.asarray(matrix, dtype=complex)
+    k = matrix.shape[0].bit_length() - 1
+    # Tr(P M) = sum_{r,c} prod_j P_j[r_j, c_j] M[c, r]: pair column j of P with row j of M
+    basis = np.stack([PAULI_MATRICES[letter] for letter in PAULI_LETTERS])  # (4, r, c)
+    pairs = basis.transpose(0, 2, 1).reshape(4, 4)  # [a, c * 2 + r]
+    tensor = matrix.reshape((2,) * (2 * k))
+    tensor = tensor.transpose([axis for j in range(k) for axis in (j, k + j)]).reshape((4,) * k)
+    for axis in range(k):
+        tensor = np.moveaxis(np.tensordot(pairs, tensor, axes=([1], [axis])), 0, axis)
+    return tensor.reshape(-1) / 2 ** k
 
 class PauliSum:
     """A linear combination of Pauli strings on ``n_qubits`` qubits.

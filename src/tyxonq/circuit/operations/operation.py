@@ -14,7 +14,8 @@ from ...numerics.lanes import Lanes
 from ...numerics.protocol import ArrayBackend
 from .gates import GATES
 
-__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "clbits_used", "validate_qubits", "validate_angle",
+__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "ANNOTATION_KINDS", "clbits_used", "validate_qubits",
+           "validate_angle",
            "validate_unitary_matrix",
            "matrix_values"]
 
@@ -23,6 +24,12 @@ UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "
 #: reset to ``|0>`` and a post-selection on an outcome (:mod:`~tyxonq.circuit.operations.deferred`)
 DYNAMIC_KINDS = ("measure", "reset", "post_select")
 _DYNAMIC = frozenset(DYNAMIC_KINDS)
+#: operations that mark classical bits and change no state: an error-correction detector (the
+#: parity of ``clbits`` is deterministic without noise; ``params``: its coordinates) and a logical
+#: observable's share (``clbits`` join observable ``params[0]``); the stabilizer simulator's
+_ANNOTATIONS = frozenset({"detector", "observable"})
+ANNOTATION_KINDS = tuple(sorted(_ANNOTATIONS))
+_NOT_GATES = _DYNAMIC | _ANNOTATIONS
 
 
 @dataclass(frozen=True)
@@ -110,9 +117,9 @@ class Operation:
     def structure(self) -> tuple:
         if self.channel is not None:
             return (self.gate, self.qubits, self.channel.structure)
-        if self.condition is None and self.gate not in _DYNAMIC:
+        if self.condition is None and self.gate not in _NOT_GATES:
             return (self.gate, self.qubits, self.dagger)
-        outcome = self.params if self.gate == "post_select" else ()
+        outcome = self.params if self.gate in ("post_select", "detector", "observable") else ()
         return (self.gate, self.qubits, self.dagger, self.clbits, self.condition, outcome)
 
     @property
@@ -122,7 +129,7 @@ class Operation:
         whose Kraus operators are all diagonal, none of a ``unitary``."""
         if self.channel is not None:
             return tuple(range(len(self.qubits))) if self.channel.diagonal else ()
-        if self.gate == "unitary" or self.gate in _DYNAMIC:
+        if self.gate == "unitary" or self.gate in _NOT_GATES:
             return ()
         return GATES[self.gate].diagonal_on
 
@@ -130,8 +137,8 @@ class Operation:
         if self.channel is not None:
             raise ValueError(f"a {self.channel.name} channel has no inverse: a noisy circuit cannot "
                              "be inverted")
-        if self.is_dynamic:
-            what = "conditioned gate" if self.gate not in DYNAMIC_KINDS else self.gate
+        if self.is_dynamic or self.gate in _ANNOTATIONS:
+            what = "conditioned gate" if self.gate not in _NOT_GATES else self.gate
             raise ValueError(f"a {what} has no inverse: a circuit with mid-circuit measurements, "
                              "resets or conditions cannot be inverted")
         return Operation(self.gate, self.qubits, self.params, not self.dagger)

@@ -1,0 +1,216 @@
+"""A circuit's operations as a stim program: one stim instruction (or a few) per operation.
+
+Gates become stim's named Clifford gates, found by comparing tableaus (a gate with no single
+named equal, such as ``crz(pi)``, becomes its tableau's decomposition); global phases are
+dropped. Pauli channels become ``PAULI_CHANNEL_1``/``_2`` (``DEPOLARIZE1``/``2``, ``X_ERROR``,
+``Z_ERROR`` where the channel is one), measurements ``M``, resets ``R``, a Pauli conditioned on a
+parity of classical bits ``CX rec[-k] q`` per bit (stim's feedback), detectors and logical
+observables ``DETECTOR`` and ``OBSERVABLE_INCLUDE``. Classical bit ``b`` is the record of the
+last measurement written into it, so rec offsets are counted at each instruction.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..operations.clifford import (
+    exact_params,
+    feedback_of,
+    pauli_of_gate,
+    quarter_turns,
+    unitary_values,
+)
+from ..operations.gates import GATES, gate_matrix
+from ..operations.operation import Operation
+
+__all__ = ["StimProgram", "stim_program", "require_stim", "gate_instructions", "channel_instruction",
+           "step_text"]
+
+#: stim's names tried first when a gate's tableau has several (aliases come after)
+_PREFERRED = ("I", "H", "X", "Y", "Z", "S", "S_DAG", "SQRT_X", "SQRT_X_DAG", "SQRT_Y", "SQRT_Y_DAG", "CX",
+              "CY", "CZ", "SWAP", "ISWAP", "ISWAP_DAG", "SQRT_XX", "SQRT_XX_DAG", "SQRT_YY", "SQRT_YY_DAG",
+              "SQRT_ZZ", "SQRT_ZZ_DAG")
+
+
+def require_stim() -> Any:
+    """The ``stim`` module, or an ``ImportError`` saying how to install it."""
+    try:
+        import stim
+    except ImportError as error:  # pragma: no cover - stim is in the test extra
+        raise ImportError("the stabilizer simulator runs on stim: pip install stim") from error
+    return stim
+
+
+@dataclass(frozen=True)
+class StimProgram:
+    """A circuit as stim source, and where its classical bits are in stim's measurement record.
+
+    Attributes
+    ----------
+    text : str
+        The stim instructions of the operations (no final measurement).
+    num_measurements : int
+        Records the text writes.
+    clbit_records : tuple
+        Per classical bit, the record index of its last write (``None``: never written, reads 0).
+    num_detectors, num_observables : int
+        ``DETECTOR`` instructions, and one past the highest logical observable index.
+    """
+
+    text: str
+    num_measurements: int
+    clbit_records: tuple[int | None, ...]
+    num_detectors: int
+    num_observables: int
+
+    def circuit(self, final_measurement: int = 0) -> Any:
+        """A ``stim.Circuit`` of the program, measuring qubits ``0 .. final_measurement - 1`` at
+        the end."""
+        stim = require_stim()
+        tail = "\nM " + " ".join(map(str, range(final_measurement))) if final_measurement else ""
+        return stim.Circuit(self.text + tail)
+
+
+@functools.lru_cache(maxsize=None)
+def _named_tableaus(num_qubits: int) -> dict[str, str]:
+    stim = require_stim()
+    found: dict[str, str] = {}
+    names = list(_PREFERRED) + sorted(stim.gate_data())
+    for name in names:
+        data = stim.gate_data(name)
+        if data.is_unitary and not data.takes_pauli_targets and data.is_two_qubit_gate == (num_qubits == 2) \
+                and data.is_single_qubit_gate == (num_qubits == 1):
+            found.setdefault(str(data.tableau), data.name)
+    return found
+
+
+def _tableau_instructions(matrix: np.ndarray) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """``(stim name, positions)`` steps of a Clifford matrix (up to phase; qubit 0 its most
+    significant)."""
+    stim = require_stim()
+    tableau = stim.Tableau.from_unitary_matrix(np.asarray(matrix, dtype=complex), endian="big")
+    k = len(tableau)
+    if k <= 2 and (name := _named_tableaus(k).get(str(tableau))) is not None:
+        return ((name, tuple(range(k))),)
+    steps = []
+    for instruction in tableau.to_circuit("elimination"):
+        targets = [t.value for t in instruction.targets_copy()]
+        width = 2 if stim.gate_data(instruction.name).is_two_qubit_gate else 1
+        steps += [(instruction.name, tuple(targets[i:i + width])) for i in range(0, len(targets), width)]
+    return tuple(steps)
+
+
+@functools.lru_cache(maxsize=4096)
+def _table_instructions(gate: str, turns: tuple[int, ...], dagger: bool) -> tuple:
+    if gate.startswith("exp:"):
+        letters, k = gate[4:], (-turns[0] if dagger else turns[0]) % 4
+        if k == 0:
+            return ()
+        if k == 2:
+            return tuple((letter, (p,)) for p, letter in enumerate(letters))
+        return (("SPP" if k == 1 else "SPP_DAG", tuple(range(len(letters))), letters),)
+    if gate in ("gphase", "i"):
+        return ()
+    params = exact_params(turns) if GATES[gate].is_parametrised else ()
+    matrix = gate_matrix(_numpy(), gate, params, dagger)
+    return _tableau_instructions(np.asarray(matrix))
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy() -> Any:
+    from ...numerics import get_backend
+
+    return get_backend("numpy")
+
+
+def gate_instructions(op: Operation) -> tuple:
+    """The stim steps of a (Clifford, unconditioned) gate: ``(name, positions)`` or, for a Pauli
+    product gate, ``(name, positions, letters)``; positions index ``op.qubits``."""
+    if op.gate == "unitary":
+        return _tableau_instructions(unitary_values(op))
+    if op.gate == "gphase":
+        return ()
+    turns = quarter_turns(op) if op.params else ()
+    return _table_instructions(op.gate, turns, op.dagger)
+
+
+def _parameter(channel: Any, name: str) -> float | None:
+    value = channel.parameters.get(name)
+    return float(value) if isinstance(value, (int, float, np.floating)) else None
+
+
+def channel_instruction(channel: Any, qubits: Sequence[int]) -> str:
+    """A Pauli channel as one stim noise instruction on ``qubits``: by its name where stim has
+    one (its parameter as given), else ``PAULI_CHANNEL_1``/``_2`` of its Pauli probabilities."""
+    targets = " ".join(map(str, qubits))
+    named = {"depolarizing": f"DEPOLARIZE{len(qubits)}", "bit_flip": "X_ERROR", "phase_flip": "Z_ERROR"}
+    if channel.name in named and (p := _parameter(channel, "p")) is not None:
+        return f"{named[channel.name]}({p!r}) {targets}"
+    if len(qubits) > 2:
+        raise ValueError(f"{channel.name}: a stabilizer simulation takes Pauli channels on one or two "
+                         f"qubits; this one acts on {len(qubits)}")
+    if channel.name == "pauli" and None not in (given := [_parameter(channel, n)
+                                                          for n in ("px", "py", "pz")]):
+        probabilities = given
+    else:
+        probabilities = [float(p) for p in channel.pauli_probabilities()[1:]]
+    return f"PAULI_CHANNEL_{len(qubits)}({', '.join(repr(p) for p in probabilities)}) {targets}"
+
+
+def step_text(step: tuple, qubits: tuple[int, ...]) -> str:
+    if len(step) == 3:  # a Pauli product: "SPP X0*Z3"
+        return f"{step[0]} " + "*".join(f"{letter}{qubits[p]}" for p, letter in zip(step[1], step[2]))
+    return f"{step[0]} " + " ".join([str(qubits[p]) for p in step[1]])
+
+
+def stim_program(operations: Sequence[Operation], num_clbits: int) -> StimProgram:
+    """The stim program of ``operations`` (each already checked to be runnable)."""
+    lines: list[str] = []
+    records: dict[int, int] = {}
+    measured = detectors = observables = 0
+    fixed: dict[tuple, str] = {}  # (gate, dagger) of a fixed one- or two-qubit gate -> its stim name
+    for op in operations:
+        gate = op.gate
+        if op.channel is None and op.condition is None and not op.params and gate in GATES:
+            name = fixed.get((gate, op.dagger))
+            if name is None:
+                steps = gate_instructions(op)
+                name = steps[0][0] if len(steps) == 1 and steps[0][1] == tuple(range(len(op.qubits))) else ""
+                fixed[(gate, op.dagger)] = name
+            if name:
+                lines.append(f"{name} {' '.join([str(q) for q in op.qubits])}")
+                continue
+        if op.channel is not None:
+            lines.append(channel_instruction(op.channel, op.qubits))
+        elif gate == "measure":
+            lines.append(f"M {op.qubits[0]}")
+            records[op.clbits[0]] = measured
+            measured += 1
+        elif gate == "reset":
+            lines.append(f"R {op.qubits[0]}")
+        elif gate in ("detector", "observable"):
+            targets = " ".join(f"rec[{records[b] - measured}]" for b in op.clbits if b in records)
+            if gate == "detector":
+                coordinates = f"({', '.join(repr(float(c)) for c in op.params)})" if op.params else ""
+                lines.append(f"DETECTOR{coordinates} {targets}")
+                detectors += 1
+            else:
+                lines.append(f"OBSERVABLE_INCLUDE({int(op.params[0])}) {targets}")
+                observables = max(observables, int(op.params[0]) + 1)
+        elif op.condition is not None:
+            bits, flip = feedback_of(op.condition)
+            for position, letter in enumerate(pauli_of_gate(op)):
+                if letter == "I":
+                    continue
+                qubit = op.qubits[position]
+                lines += [f"C{letter} rec[{records[b] - measured}] {qubit}" for b in bits if b in records]
+                if flip:
+                    lines.append(f"{letter} {qubit}")
+        else:
+            lines += [step_text(step, op.qubits) for step in gate_instructions(op)]
+    clbit_records = tuple(records.get(b) for b in range(num_clbits))
+    return StimProgram("\n".join(lines), measured, clbit_records, detectors, observables)

@@ -1,0 +1,537 @@
+"""The :class:`StabilizerCircuit`: Clifford circuits of thousands of qubits, with Pauli noise,
+mid-circuit measurement and error-correction annotations, simulated by stim.
+
+The circuit keeps the same operation list as every simulator, checked as it grows: Clifford
+gates (rotations at multiples of ``pi/2``), Pauli channels, measurements, resets, Pauli gates
+conditioned on a bit or a parity of bits, detectors and logical observables. Its results run on
+stim (Gidney, Quantum 5, 497 (2021)): samples from stim's compiled frame sampler, exact Pauli
+expectations from a tableau (or, for noisy and dynamic circuits, by carrying each string backwards
+through the circuit, :mod:`~tyxonq.circuit.stabilizer.propagation`), detector samples and the
+detector error model for decoders. The stim program is made once per circuit and kept until the
+circuit changes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...numerics import get_backend
+from ...numerics.memory import require_memory, require_sample_memory
+from ...numerics.protocol import ArrayBackend
+from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients
+from ..dynamic import formatted_rows
+from ..operations.clifford import NonCliffordError, check_clifford
+from ..operations.operation import ANNOTATION_KINDS, Operation
+from ..simulator import SimulatorBase, simulator_class, weighted_sum
+from .program import StimProgram, require_stim, stim_program
+from .propagation import backward_program, propagated_expectations
+
+__all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS"]
+
+#: ``state``, ``probability`` and ``amplitude`` build the ``2^n`` vector: at most this many qubits
+STATE_QUBITS = 24
+#: an ``expectation`` of ``(matrix, qubits)`` operators is expanded in Pauli strings: at most this
+#: many qubits in all (``expectation_ps`` and ``pauli_expectations`` take any width)
+EXPECTATION_QUBITS = 8
+
+
+class StabilizerCircuit(SimulatorBase):
+    """A Clifford circuit on ``num_qubits`` qubits (from ``|0...0>``), simulated by stim.
+
+    The gate methods of :class:`~tyxonq.Circuit` for every Clifford gate (``h``, ``s``, ``sdg``,
+    ``sx``, ``x``, ``y``, ``z``, ``cx``, ``cy``, ``cz``, ``swap``, ``iswap``, ``unitary`` of a
+    Clifford matrix) and rotations at multiples of ``pi/2`` (``rx``, ``rzz``, ``exp_pauli``, ``u``,
+    ...; checked to :data:`~tyxonq.circuit.operations.clifford.CLIFFORD_ANGLE_TOLERANCE`); Pauli
+    channels (``depolarizing``, ``pauli``, ``bit_flip``, ``phase_flip``, any ``channel`` that is
+    one); ``measure``, ``reset`` and Pauli gates under ``cond`` on one bit or a parity of bits;
+    :meth:`detector` and :meth:`observable_include`. Anything else raises a
+    :class:`~tyxonq.circuit.operations.clifford.NonCliffordError` naming it.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.StabilizerCircuit(1000).h(0)
+    >>> for q in range(999):
+    ...     _ = c.cx(q, q + 1)
+    >>> float(c.expectation_ps(z=[0, 999])), float(c.expectation_ps(x=range(1000)))
+    (1.0, 1.0)
+    >>> bits = c.sample(100, seed=1, format="bits")
+    >>> sorted(set(tq.get_backend().to_numpy(bits).sum(axis=1).tolist()))
+    [0, 1000]
+    """
+
+    def __init__(self, num_qubits: int) -> None:
+        super().__init__(num_qubits)
+        self._compiled: dict[str, Any] = {}
+
+    @classmethod
+    def from_circuit(cls, circuit: SimulatorBase) -> StabilizerCircuit:
+        """The stabilizer circuit of any circuit whose operations are all Clifford (a
+        :class:`~tyxonq.circuit.operations.clifford.NonCliffordError` names the first that is
+        not); ``circuit.to_stabilizer()`` comes here.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.Circuit(2).h(0).cx(0, 1).to_stabilizer().expectation_ps(z=[0, 1]).item()
+        1.0
+        """
+        if getattr(circuit, "_inputs", None) is not None:
+            raise ValueError("to_stabilizer: the circuit starts from its own inputs=; a stabilizer "
+                             "simulation starts from |0...0>")
+        converted = cls(circuit.num_qubits).add_clbits(circuit.num_clbits)
+        return converted.with_operations(list(circuit.operations)).with_readout(circuit.readout)
+
+    @classmethod
+    def from_stim(cls, circuit: Any) -> StabilizerCircuit:
+        """The operations of a ``stim.Circuit`` (or its text): what it reads and refuses is in
+        :mod:`~tyxonq.circuit.stabilizer.from_stim`.
+
+        Examples
+        --------
+        >>> import stim, tyxonq as tq
+        >>> code = stim.Circuit.generated("repetition_code:memory", distance=3, rounds=2,
+        ...                               before_measure_flip_probability=0.01)
+        >>> c = tq.StabilizerCircuit.from_stim(code)
+        >>> c.num_detectors == code.num_detectors, c.num_observables
+        (True, 1)
+        """
+        from .from_stim import from_stim
+
+        return from_stim(cls, circuit)
+
+    def to_circuit(self) -> SimulatorBase:
+        """The same operations on a :class:`~tyxonq.Circuit` (a :class:`~tyxonq.DMCircuit` when
+        there are channels), detectors and observables left out (they change no state).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> type(tq.StabilizerCircuit(1).h(0).depolarizing(0, p=0.1).to_circuit()).__name__
+        'DMCircuit'
+        """
+        kind = simulator_class("DMCircuit" if self.is_noisy() else "Circuit")
+        converted = kind(self._num_qubits).add_clbits(self._num_clbits)
+        return converted.with_operations(self._quantum_operations()).with_readout(self.readout)
+
+    # -- building ------------------------------------------------------------------------------
+    def _changed(self) -> None:
+        self._compiled = {}
+
+    def _checked_last(self) -> None:
+        try:
+            check_clifford(self._operations[-1])
+        except NonCliffordError:
+            removed = self._operations.pop()
+            self._dynamic_count -= removed.is_dynamic
+            raise
+
+    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> StabilizerCircuit:
+        super()._add(gate, qubits, params)
+        self._checked_last()
+        self._changed()
+        return self
+
+    def _add_channel(self, channel: Any, qubits: tuple) -> StabilizerCircuit:
+        super()._add_channel(channel, qubits)
+        try:
+            self._checked_last()
+        except NonCliffordError:
+            self._channel_count -= 1
+            raise
+        self._changed()
+        return self
+
+    def _add_dynamic(self, op: Operation) -> None:
+        check_clifford(op)
+        super()._add_dynamic(op)
+        self._changed()
+
+    def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
+        placed = super()._placed(other, qubits, method)
+        for op in placed:
+            check_clifford(op)
+        self._changed()
+        return placed
+
+    def with_operations(self, operations: list[Operation]) -> StabilizerCircuit:
+        for op in operations:
+            check_clifford(op)
+        duplicate = super().with_operations(operations)
+        duplicate._compiled = {}  # noqa: SLF001 - its own class
+        return duplicate
+
+    def inverse(self) -> StabilizerCircuit:
+        """The adjoint circuit (gates reversed and inverted); channels, measurements and
+        annotations have none (a ``ValueError`` names them).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2).h(0).s(0).cx(0, 1)
+        >>> float(c.append(c.inverse()).expectation_ps(z=[0]))
+        1.0
+        """
+        return type(self)(self._num_qubits).with_operations([op.adjoint()
+                                                             for op in reversed(self._operations)])
+
+    def detector(self, bits: int | Sequence[int], coords: Sequence[float] = ()) -> int:
+        """Declare a detector: the parity of classical ``bits`` (their values now; bits from
+        :meth:`measure`) is deterministic without noise, and flips when an error is caught.
+        Returns its index among the detectors. ``coords`` are stim's coordinates (for decoders and
+        plots).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2).h(0).cx(0, 1)
+        >>> a, b = c.measure(0, 1)
+        >>> c.detector([a, b], coords=(0.5, 0))
+        0
+        """
+        checked = self._written_bits(bits, "detector")
+        coordinates = tuple(float(c) for c in coords)
+        self._operations.append(Operation("detector", (), coordinates, clbits=checked))
+        self._changed()
+        return sum(op.gate == "detector" for op in self._operations) - 1
+
+    def observable_include(self, bits: int | Sequence[int], index: int = 0) -> StabilizerCircuit:
+        """Add classical ``bits`` to logical observable ``index`` (its value is the parity of every
+        bit included), as stim's ``OBSERVABLE_INCLUDE``.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(1).x(0)
+        >>> c.observable_include(c.measure(0)).num_observables
+        1
+        """
+        checked = self._written_bits(bits, "observable_include")
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or index < 0:
+            raise ValueError(f"observable_include: index={index!r} must be a non-negative int")
+        self._operations.append(Operation("observable", (), (int(index),), clbits=checked))
+        self._changed()
+        return self
+
+    def _written_bits(self, bits: int | Sequence[int], what: str) -> tuple[int, ...]:
+        bits = (bits,) if isinstance(bits, numbers.Integral) and not isinstance(bits, bool) else tuple(bits)
+        written = {b for op in self._operations if op.gate == "measure" for b in op.clbits}
+        for bit in bits:
+            if isinstance(bit, bool) or not isinstance(bit, numbers.Integral) or bit not in written:
+                raise ValueError(f"{what}: bit {bit!r} has not been measured into yet; name bits that "
+                                 "c.measure(q) returned")
+        return tuple(int(b) for b in bits)
+
+    @property
+    def num_detectors(self) -> int:
+        return sum(op.gate == "detector" for op in self._operations)
+
+    @property
+    def num_observables(self) -> int:
+        return max((int(op.params[0]) + 1 for op in self._operations if op.gate == "observable"), default=0)
+
+    def _quantum_operations(self) -> list[Operation]:
+        return [op for op in self._operations if op.gate not in ANNOTATION_KINDS]
+
+    # -- the stim program ----------------------------------------------------------------------
+    def _program(self) -> StimProgram:
+        if "program" not in self._compiled:
+            self._compiled["program"] = stim_program(self._operations, self._num_clbits)
+        return self._compiled["program"]
+
+    def to_stim(self) -> Any:
+        """This circuit as a ``stim.Circuit`` (no final measurement; global phases dropped).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2).h(0).cx(0, 1).depolarizing(0, 1, p=0.01)
+        >>> print(c.to_stim())
+        H 0
+        CX 0 1
+        DEPOLARIZE2(0.01) 0 1
+        """
+        return self._program().circuit()
+
+    def _final_circuit(self) -> Any:
+        if "final" not in self._compiled:
+            self._compiled["final"] = self._program().circuit(self._num_qubits)
+        return self._compiled["final"]
+
+    # -- results -------------------------------------------------------------------------------
+    def sample(self, shots: int, seed: int | None = None, format: str = "counts", readout_error: Any = None,
+               final: bool = True) -> Any:
+        """``shots`` runs of the circuit, every qubit measured at the end, from stim's compiled
+        sampler (noise, measurements, resets and feedback included).
+
+        Formats and keys as :meth:`tyxonq.Circuit.sample`: with mid-circuit measurements the
+        classical bits come first (``"<c0 c1 ...> <q0 q1 ...>"``); ``format="bits"`` gives the
+        ``(shots, width)`` array, the form for wide circuits. Readout errors apply to the final
+        qubits. The same ``seed`` gives the same samples with the same stim build.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(3).h(0)
+        >>> bit = c.measure(0)
+        >>> _ = c.cond(bit).x(2)
+        >>> sorted(c.sample(100, seed=3))
+        ['0 000', '1 101']
+        """
+        shots, confusions = self._sampling(shots, format, readout_error, seed, final)
+        n, m = self._num_qubits, self._num_clbits
+        require_sample_memory(shots, n + m, format, bits=True)
+        program = self._program()
+        circuit = self._final_circuit()
+        if "reference" not in self._compiled:
+            self._compiled["reference"] = circuit.reference_sample()
+        sampler = circuit.compile_sampler(seed=seed, reference_sample=self._compiled["reference"])
+        records = sampler.sample(shots)
+        final_columns = records[:, program.num_measurements:] if final else records[:, :0]
+        if m:
+            bits = np.zeros((shots, m), dtype=bool)
+            for bit, record in enumerate(program.clbit_records):
+                if record is not None:
+                    bits[:, bit] = records[:, record]
+            final_columns = np.concatenate([bits, final_columns], axis=1)
+        return formatted_rows(get_backend(), final_columns.view(np.int8), m, n, format, confusions, final,
+                              seed)
+
+    def sample_detectors(self, shots: int, seed: int | None = None,
+                         separate_observables: bool = True) -> Any:
+        """Detector outcomes (``True``: the detector fired) and logical observable flips of
+        ``shots`` runs, as NumPy ``bool`` arrays ``(shots, num_detectors)`` and ``(shots,
+        num_observables)`` (one array with the observables appended when
+        ``separate_observables=False``): what decoders such as pymatching take.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2).h(0).cx(0, 1).bit_flip(1, p=0.2)
+        >>> c.detector(c.measure(0, 1))
+        0
+        >>> detectors, observables = c.sample_detectors(10000, seed=1)
+        >>> detectors.shape, bool(abs(detectors.mean() - 0.2) < 0.02)
+        ((10000, 1), True)
+        """
+        from ...numerics.arguments import checked_count, checked_seed
+
+        shots = checked_count(shots, "shots")
+        checked_seed(seed)
+        if self.num_detectors == 0 and self.num_observables == 0:
+            raise ValueError("sample_detectors: the circuit declares no detector or observable "
+                             "(c.detector(bits), c.observable_include(bits))")
+        sampler = self._program().circuit().compile_detector_sampler(seed=seed)
+        return sampler.sample(shots, separate_observables=separate_observables)
+
+    def detector_error_model(self, decompose_errors: bool = False, **options: Any) -> Any:
+        """The circuit's ``stim.DetectorErrorModel``: every error mechanism with its probability and
+        the detectors and observables it flips (``pymatching.Matching.from_detector_error_model``
+        builds a decoder from it). ``decompose_errors=True`` splits errors into graphlike parts
+        (what matching decoders need); ``options`` go to stim's method.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(1).bit_flip(0, p=0.125)
+        >>> _ = c.detector(c.measure(0))
+        >>> print(c.detector_error_model())
+        error(0.125) D0
+        """
+        return self._program().circuit().detector_error_model(decompose_errors=decompose_errors, **options)
+
+    def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
+        """Exact ``<P>`` of Pauli strings (one letter per qubit), or ``sum_i c_i <P_i>``: from the
+        final tableau for a noiseless circuit without measurements, else each string carried
+        backwards through the circuit (noise averaged exactly, not sampled).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2).h(0).cx(0, 1).depolarizing(0, p=0.3)
+        >>> (tq.get_backend().to_numpy(c.pauli_expectations(["ZZ", "XX", "ZI"])).round(12) + 0.0).tolist()
+        [0.6, 0.6, 0.0]
+        """
+        strings = self._validated_strings(strings)
+        if coefficients is not None and len(coefficients) != len(strings):
+            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+        K = get_backend()
+        values = K.asarray(self._exact_values(strings), K.real_dtype)
+        return weighted_sum(K, values, coefficients)
+
+    def _exact_values(self, strings: list[str]) -> np.ndarray:
+        if not strings:
+            return np.zeros(0)
+        if self.is_noisy() or self.is_dynamic():
+            if "backward" not in self._compiled:
+                self._compiled["backward"] = backward_program(self._operations, self._num_qubits)
+            return propagated_expectations(self._compiled["backward"], strings)
+        stim = require_stim()
+        simulator = self._tableau_simulator()
+        return np.array([simulator.peek_observable_expectation(stim.PauliString(s)) for s in strings],
+                        dtype=float)
+
+    def _tableau_simulator(self) -> Any:
+        if "tableau" not in self._compiled:
+            simulator = require_stim().TableauSimulator()
+            simulator.set_num_qubits(self._num_qubits)
+            simulator.do(self._program().circuit())
+            self._compiled["tableau"] = simulator
+        return self._compiled["tableau"]
+
+    def expectation_ps(self, x: Sequence[int] = (), y: Sequence[int] = (), z: Sequence[int] = ()) -> Any:
+        """Exact expectation of a Pauli string, e.g. ``expectation_ps(x=[0], z=[1, 2])`` for X0 Z1 Z2.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> float(tq.StabilizerCircuit(1).h(0).expectation_ps(x=[0]))
+        1.0
+        """
+        letters = ["I"] * self._num_qubits
+        for name, qubits in (("X", x), ("Y", y), ("Z", z)):
+            for q in self._checked_qubits(list(qubits), "expectation_ps") if len(list(qubits)) else ():
+                if letters[q] != "I":
+                    raise ValueError(f"expectation_ps: qubit {q} appears in more than one of x, y, z")
+                letters[q] = name
+        if set(letters) == {"I"}:
+            raise ValueError("expectation_ps needs at least one qubit in x, y or z")
+        return self.pauli_expectations(["".join(letters)])[0]
+
+    def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                           hermitian: bool, K: ArrayBackend) -> Any:
+        """``(matrix, qubits)`` operators expanded in Pauli strings (at most
+        :data:`EXPECTATION_QUBITS` qubits in all), each string's exact value summed."""
+        qubits = [q for group in groups for q in group]
+        if len(qubits) > EXPECTATION_QUBITS:
+            raise ValueError(f"expectation of operators on {len(qubits)} qubits: a stabilizer circuit "
+                             f"expands them in Pauli strings, at most {EXPECTATION_QUBITS} qubits; use "
+                             "expectation_ps or pauli_expectations for Pauli strings of any width")
+        product = np.ones((1, 1), dtype=complex)
+        for matrix in matrices:
+            product = np.kron(product, np.asarray(K.to_numpy(matrix), dtype=complex))
+        coefficients = pauli_coefficients(product)
+        used = np.flatnonzero(np.abs(coefficients) > 1e-14)
+        strings = []
+        for index in used:
+            letters = ["I"] * self._num_qubits
+            for position, qubit in enumerate(qubits):
+                letters[qubit] = PAULI_LETTERS[(int(index) >> (2 * (len(qubits) - 1 - position))) & 3]
+            strings.append("".join(letters))
+        value = complex(np.dot(coefficients[used], self._exact_values(strings)))
+        return K.asarray(value.real, K.real_dtype) if hermitian else K.asarray(value, K.dtype)
+
+    def _deferred(self) -> Any:
+        return _DynamicResults(self)
+
+    def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
+        value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian])
+        return get_backend().real(value) if hermitian else value
+
+    def _pure_state(self, what: str) -> Any:
+        n = self._num_qubits
+        if self.is_noisy() or self.is_dynamic():
+            raise ValueError(f"{what}: this circuit has channels or mid-circuit measurements, so its state "
+                             "is mixed; use c.to_circuit() (a DMCircuit with channels), or sample()")
+        K = get_backend()
+        if n > STATE_QUBITS:
+            raise ValueError(f"{what} of {n} qubits is a 2^{n} vector; a stabilizer circuit builds it for at "
+                             f"most {STATE_QUBITS} qubits: use expectation_ps, pauli_expectations or sample")
+        require_memory(K, 2 ** n, what, "use expectation_ps, pauli_expectations or sample")
+        return K.asarray(_exact_stabilizer_vector(self._tableau_simulator().state_vector(endian="big")),
+                         K.dtype)
+
+    def state(self) -> Any:
+        """The state vector (``2**n``, at most :data:`STATE_QUBITS` qubits), up to a global phase
+        (a stabilizer state forgets the gates' phase: here the first nonzero amplitude is real and
+        positive).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> (abs(K.to_numpy(tq.StabilizerCircuit(2).h(0).cx(0, 1).state())) ** 2).round(6).tolist()
+        [0.5, 0.0, 0.0, 0.5]
+        """
+        return self._pure_state("state()")
+
+    def probability(self) -> Any:
+        """Probabilities of the ``2**n`` basis states (at most :data:`STATE_QUBITS` qubits).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> K.to_numpy(tq.StabilizerCircuit(2).h(1).probability()).round(6).tolist()
+        [0.5, 0.5, 0.0, 0.0]
+        """
+        K = get_backend()
+        vector = self._pure_state("probability()")
+        return K.real(K.conj(vector) * vector)
+
+    def amplitude(self, bitstring: str | int) -> Any:
+        """``<bitstring|psi>`` (at most :data:`STATE_QUBITS` qubits), in :meth:`state`'s phase.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(abs(complex(tq.StabilizerCircuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
+        0.5
+        """
+        bits = self._parse_bitstring(bitstring)
+        index = int("".join(map(str, bits)), 2)
+        return self._pure_state("amplitude()")[index]
+
+    # -- interchange and drawing without the annotations ------------------------------------------
+    def _unannotated(self) -> StabilizerCircuit:
+        return self.with_operations(self._quantum_operations())
+
+    def to_qiskit(self) -> Any:
+        """As :meth:`tyxonq.Circuit.to_qiskit` (detectors and observables left out)."""
+        return SimulatorBase.to_qiskit(self._unannotated())
+
+    def to_openqasm(self, version: int = 2) -> str:
+        """As :meth:`tyxonq.Circuit.to_openqasm` (detectors and observables left out)."""
+        return SimulatorBase.to_openqasm(self._unannotated(), version)
+
+    def draw(self, width: int = 100) -> str:
+        """As :meth:`tyxonq.Circuit.draw` (detectors and observables not drawn)."""
+        return SimulatorBase.draw(self._unannotated(), width)
+
+
+def _exact_stabilizer_vector(vector: np.ndarray) -> np.ndarray:
+    """stim's single-precision state vector made exact: a stabilizer state is ``2^(-r/2)`` times
+    powers of ``i`` on a support of ``2^r`` basis states (global phase: its first amplitude real
+    and positive)."""
+    vector = np.asarray(vector, dtype=complex)
+    support = np.abs(vector) > 0.5 * np.max(np.abs(vector))
+    first = vector[np.argmax(support)]
+    quarter_turns = np.round(np.angle(vector / first) / (np.pi / 2))
+    exact = np.where(support, np.exp(0.5j * np.pi * quarter_turns), 0.0)
+    exact.real[np.abs(exact.real) < 0.5] = 0.0  # cos(pi/2) exactly
+    exact.imag[np.abs(exact.imag) < 0.5] = 0.0
+    return exact / np.sqrt(np.count_nonzero(support))
+
+
+class _DynamicResults:
+    """What :class:`~tyxonq.circuit.simulator.SimulatorBase` asks of a dynamic circuit's exact
+    results, answered by the stabilizer circuit itself (propagation handles measurements)."""
+
+    def __init__(self, circuit: StabilizerCircuit) -> None:
+        self.circuit = circuit
+
+    def expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
+        K = get_backend()
+        return self.circuit._local_expectation((), matrices, groups, [], hermitian, K)  # noqa: SLF001
+
+    def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
+        return self.circuit.pauli_expectations(strings, coefficients)
+
+    def pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
+        return self.circuit._pauli_sum_value(hamiltonian, method, hermitian)  # noqa: SLF001
+
+    def acceptance(self) -> Any:
+        return get_backend().asarray(1.0, get_backend().real_dtype)
