@@ -32,7 +32,8 @@ def stabilizers(d: int) -> list[tuple[str, list[int]]]:
     for row in range(-1, d):
         for column in range(-1, d):
             kind = "X" if (row + column) % 2 == 0 else "Z"
-            corners = [(r, c) for r in (row, row + 1) for c in (column, column + 1) if 0 <= r < d and 0 <= c < d]
+            corners = [(r, c) for r in (row, row + 1) for c in (column, column + 1)
+                       if 0 <= r < d and 0 <= c < d]
             on_x_edge = row in (-1, d - 1) and 0 <= column < d - 1  # top and bottom: X weight two
             on_z_edge = column in (-1, d - 1) and 0 <= row < d - 1  # left and right: Z weight two
             if len(corners) == 4 or (len(corners) == 2 and ((kind == "X" and on_x_edge) or
@@ -90,7 +91,8 @@ def logical_error_rate(circuit: tq.StabilizerCircuit, shots: int, seed: int) -> 
         import pymatching
     except ImportError:
         return None
-    matcher = pymatching.Matching.from_detector_error_model(circuit.detector_error_model(decompose_errors=True))
+    model = circuit.detector_error_model(decompose_errors=True)
+    matcher = pymatching.Matching.from_detector_error_model(model)
     detectors, observables = circuit.sample_detectors(shots, seed=seed)
     predictions = matcher.decode_batch(detectors)
     return float(np.mean(predictions[:, 0] != observables[:, 0]))
@@ -128,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     for d in (3, 5):
         detectors, observables = memory_experiment(d, d, 0.0).sample_detectors(1000, seed=1)
         silent &= not detectors.any() and not observables.any()
-    print(f"noiseless circuits, distances 3 and 5: no detector fires and the observable never flips: {silent}")
+    print("noiseless circuits, distances 3 and 5: no detector fires and the observable never flips: "
+          f"{silent}")
 
     rates: dict[int, list[float]] = {}
     print(f"{'p':>8}" + "".join(f"{f'd={d}':>12}" for d in (3, 5)) + f"{'seconds':>10}")

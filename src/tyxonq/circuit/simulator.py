@@ -183,12 +183,10 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
             raise ValueError(f"{gate} acts on {spec.num_qubits} qubit(s); got {len(qubits)}: {qubits}")
         if not qubits:
             raise ValueError(f"{gate} needs at least one qubit")
-        K = get_backend()
         if gate == "unitary":
-            params = (validate_unitary_matrix(params[0], len(qubits), K),)
-        else:
-            params = tuple(validate_angle(value, gate, name, K)
-                           for value, name in zip(params, spec.param_names))
+            params = (validate_unitary_matrix(params[0], len(qubits), get_backend()),)
+        elif params:  # the backend is looked up only for an angle that is not a plain number
+            params = tuple(validate_angle(value, gate, name) for value, name in zip(params, spec.param_names))
         if self._condition is None:
             self._operations.append(Operation(gate, qubits, params))
         else:

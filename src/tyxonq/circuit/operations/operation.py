@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics import get_backend
 from ...numerics.dual import Dual
 from ...numerics.lanes import Lanes
 from ...numerics.protocol import ArrayBackend
@@ -159,8 +160,17 @@ def clbits_used(operations: Sequence[Operation]) -> int:
 
 def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[int, ...]:
     """Qubits as ints in ``[0, num_qubits)``, all distinct, or a ``ValueError``/``TypeError``."""
-    if (all(type(q) is int and 0 <= q < num_qubits for q in qubits)
-            and len(set(qubits)) == len(qubits)):  # the common case, fast
+    count = len(qubits)
+    if count == 1:  # the common cases, fast: one or two plain ints
+        (first,) = qubits
+        if type(first) is int and 0 <= first < num_qubits:
+            return (first,)
+    elif count == 2:
+        first, second = qubits
+        if type(first) is int and type(second) is int and 0 <= first < num_qubits \
+                and 0 <= second < num_qubits and first != second:
+            return (first, second)
+    elif all(type(q) is int and 0 <= q < num_qubits for q in qubits) and len(set(qubits)) == count:
         return tuple(qubits)
     checked = []
     for qubit in qubits:
@@ -178,8 +188,9 @@ def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[
     return tuple(checked)
 
 
-def validate_angle(value: Any, gate: str, name: str, K: ArrayBackend) -> Any:
-    """A real, finite angle: a Python/NumPy number, or a real scalar array of the backend.
+def validate_angle(value: Any, gate: str, name: str, K: ArrayBackend | None = None) -> Any:
+    """A real, finite angle: a Python/NumPy number, or a real scalar array of the backend ``K``
+    (the active one when not given, looked up only for a value that is not a plain number).
 
     A backend array's value is read back to check it is finite (a device synchronisation on a
     GPU); a traced one (inside ``jax.jit`` or ``torch.func.vmap``) has no value to read, and only
@@ -196,7 +207,7 @@ def validate_angle(value: Any, gate: str, name: str, K: ArrayBackend) -> Any:
     if isinstance(value, Lanes):  # one angle per element of a batch (vectorize_or_fallback)
         if value.shape != ():
             raise ValueError(f"{gate}: {name} must be a scalar per batch element; got shape {value.shape}")
-        if K.is_complex(value.value):
+        if (K or get_backend()).is_complex(value.value):
             raise TypeError(f"{gate}: {name} must be real; got batched values of dtype {value.dtype}")
         return value
     if isinstance(value, numbers.Number) or isinstance(value, np.ndarray):
@@ -210,6 +221,7 @@ def validate_angle(value: Any, gate: str, name: str, K: ArrayBackend) -> Any:
         if not math.isfinite(float(array)):
             raise ValueError(f"{gate}: {name}={float(array)!r} is not finite; expected a real angle")
         return value
+    K = K or get_backend()
     if K.is_array(value):
         if K.shape(value) not in ((), (1,)):
             raise ValueError(f"{gate}: {name} must be a scalar; got shape {K.shape(value)}")

@@ -27,8 +27,8 @@ from ..operations.clifford import (
 from ..operations.gates import GATES, gate_matrix
 from ..operations.operation import Operation
 
-__all__ = ["StimProgram", "stim_program", "require_stim", "gate_instructions", "channel_instruction",
-           "step_text"]
+__all__ = ["StimProgram", "ProgramBuilder", "stim_program", "require_stim", "gate_instructions",
+           "channel_instruction", "step_text"]
 
 #: stim's names tried first when a gate's tableau has several (aliases come after)
 _PREFERRED = ("I", "H", "X", "Y", "Z", "S", "S_DAG", "SQRT_X", "SQRT_X_DAG", "SQRT_Y", "SQRT_Y_DAG", "CX",
@@ -47,32 +47,35 @@ def require_stim() -> Any:
 
 @dataclass(frozen=True)
 class StimProgram:
-    """A circuit as stim source, and where its classical bits are in stim's measurement record.
+    """A circuit as a stim circuit, and where its classical bits are in stim's measurement record.
 
     Attributes
     ----------
-    text : str
-        The stim instructions of the operations (no final measurement).
+    stim_circuit : stim.Circuit
+        The stim instructions of the operations (no final measurement); not to be changed (a
+        copy is what :meth:`circuit` gives out).
     num_measurements : int
-        Records the text writes.
+        Records the circuit writes.
     clbit_records : tuple
         Per classical bit, the record index of its last write (``None``: never written, reads 0).
     num_detectors, num_observables : int
         ``DETECTOR`` instructions, and one past the highest logical observable index.
     """
 
-    text: str
+    stim_circuit: Any
     num_measurements: int
     clbit_records: tuple[int | None, ...]
     num_detectors: int
     num_observables: int
 
     def circuit(self, final_measurement: int = 0) -> Any:
-        """A ``stim.Circuit`` of the program, measuring qubits ``0 .. final_measurement - 1`` at
-        the end."""
+        """A copy of the ``stim.Circuit``, measuring qubits ``0 .. final_measurement - 1`` at the
+        end."""
         stim = require_stim()
-        tail = "\nM " + " ".join(map(str, range(final_measurement))) if final_measurement else ""
-        return stim.Circuit(self.text + tail)
+        copy = self.stim_circuit.copy()
+        if final_measurement:
+            copy += stim.Circuit("M " + " ".join(map(str, range(final_measurement))))
+        return copy
 
 
 @functools.lru_cache(maxsize=None)
@@ -167,50 +170,86 @@ def step_text(step: tuple, qubits: tuple[int, ...]) -> str:
     return f"{step[0]} " + " ".join([str(qubits[p]) for p in step[1]])
 
 
-def stim_program(operations: Sequence[Operation], num_clbits: int) -> StimProgram:
-    """The stim program of ``operations`` (each already checked to be runnable)."""
-    lines: list[str] = []
-    records: dict[int, int] = {}
-    measured = detectors = observables = 0
-    fixed: dict[tuple, str] = {}  # (gate, dagger) of a fixed one- or two-qubit gate -> its stim name
-    for op in operations:
+class ProgramBuilder:
+    """The stim program of a circuit, made as its operations are added: each operation's lines
+    are written when it comes (a fixed gate's name is looked up once), and every
+    :data:`PARSE_CHUNK` lines are parsed into the stim circuit, so a result finds the program
+    (nearly) made."""
+
+    #: lines parsed into the stim circuit at once
+    PARSE_CHUNK = 4096
+
+    def __init__(self) -> None:
+        self._circuit = require_stim().Circuit()
+        self._pending: list[str] = []
+        self._records: dict[int, int] = {}
+        self._measured = self._detectors = self._observables = 0
+        self._fixed: dict[tuple, str] = {}  # (gate, dagger) of a fixed gate -> its stim name, or ""
+
+    def add(self, op: Operation) -> None:
+        """Write the lines of ``op`` (already checked to be runnable)."""
+        lines = self._pending
         gate = op.gate
-        if op.channel is None and op.condition is None and not op.params and gate in GATES:
-            name = fixed.get((gate, op.dagger))
+        if not op.params and op.channel is None and op.condition is None and gate in GATES:
+            name = self._fixed.get((gate, op.dagger))
             if name is None:
                 steps = gate_instructions(op)
-                name = steps[0][0] if len(steps) == 1 and steps[0][1] == tuple(range(len(op.qubits))) else ""
-                fixed[(gate, op.dagger)] = name
+                whole = len(steps) == 1 and steps[0][1] == tuple(range(len(op.qubits)))
+                name = self._fixed[(gate, op.dagger)] = steps[0][0] if whole else ""
             if name:
-                lines.append(f"{name} {' '.join([str(q) for q in op.qubits])}")
-                continue
-        if op.channel is not None:
+                qubits = op.qubits
+                lines.append(f"{name} {qubits[0]}" if len(qubits) == 1 else f"{name} {qubits[0]} {qubits[1]}"
+                             if len(qubits) == 2 else f"{name} {' '.join(map(str, qubits))}")
+            elif gate != "gphase":
+                lines += [step_text(step, op.qubits) for step in gate_instructions(op)]
+        elif op.channel is not None:
             lines.append(channel_instruction(op.channel, op.qubits))
         elif gate == "measure":
             lines.append(f"M {op.qubits[0]}")
-            records[op.clbits[0]] = measured
-            measured += 1
+            self._records[op.clbits[0]] = self._measured
+            self._measured += 1
         elif gate == "reset":
             lines.append(f"R {op.qubits[0]}")
         elif gate in ("detector", "observable"):
-            targets = " ".join(f"rec[{records[b] - measured}]" for b in op.clbits if b in records)
+            targets = " ".join(f"rec[{self._records[b] - self._measured}]" for b in op.clbits
+                               if b in self._records)
             if gate == "detector":
                 coordinates = f"({', '.join(repr(float(c)) for c in op.params)})" if op.params else ""
                 lines.append(f"DETECTOR{coordinates} {targets}")
-                detectors += 1
+                self._detectors += 1
             else:
                 lines.append(f"OBSERVABLE_INCLUDE({int(op.params[0])}) {targets}")
-                observables = max(observables, int(op.params[0]) + 1)
+                self._observables = max(self._observables, int(op.params[0]) + 1)
         elif op.condition is not None:
             bits, flip = feedback_of(op.condition)
             for position, letter in enumerate(pauli_of_gate(op)):
                 if letter == "I":
                     continue
                 qubit = op.qubits[position]
-                lines += [f"C{letter} rec[{records[b] - measured}] {qubit}" for b in bits if b in records]
+                lines += [f"C{letter} rec[{self._records[b] - self._measured}] {qubit}" for b in bits
+                          if b in self._records]
                 if flip:
                     lines.append(f"{letter} {qubit}")
         else:
             lines += [step_text(step, op.qubits) for step in gate_instructions(op)]
-    clbit_records = tuple(records.get(b) for b in range(num_clbits))
-    return StimProgram("\n".join(lines), measured, clbit_records, detectors, observables)
+        if len(lines) >= self.PARSE_CHUNK:
+            self._parse()
+
+    def _parse(self) -> None:
+        if self._pending:
+            self._circuit += require_stim().Circuit("\n".join(self._pending))
+            self._pending = []
+
+    def program(self, num_clbits: int) -> StimProgram:
+        """The program of the operations added so far."""
+        self._parse()
+        records = tuple(self._records.get(b) for b in range(num_clbits))
+        return StimProgram(self._circuit, self._measured, records, self._detectors, self._observables)
+
+
+def stim_program(operations: Sequence[Operation], num_clbits: int) -> StimProgram:
+    """The stim program of ``operations`` (each already checked to be runnable)."""
+    builder = ProgramBuilder()
+    for op in operations:
+        builder.add(op)
+    return builder.program(num_clbits)

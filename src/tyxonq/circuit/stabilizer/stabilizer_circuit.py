@@ -23,10 +23,10 @@ from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients
 from ..dynamic import formatted_rows
-from ..operations.clifford import NonCliffordError, check_clifford
+from ..operations.clifford import CLIFFORD_GATES, NonCliffordError, check_clifford
 from ..operations.operation import ANNOTATION_KINDS, Operation
 from ..simulator import SimulatorBase, simulator_class, weighted_sum
-from .program import StimProgram, require_stim, stim_program
+from .program import ProgramBuilder, StimProgram, require_stim
 from .propagation import backward_program, propagated_expectations
 
 __all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS"]
@@ -65,7 +65,8 @@ class StabilizerCircuit(SimulatorBase):
 
     def __init__(self, num_qubits: int) -> None:
         super().__init__(num_qubits)
-        self._compiled: dict[str, Any] = {}
+        self._compiled: dict[str, Any] = {}  # what results made from the current operations
+        self._builder: ProgramBuilder | None = ProgramBuilder()  # None: remade from the operations
 
     @classmethod
     def from_circuit(cls, circuit: SimulatorBase) -> StabilizerCircuit:
@@ -118,8 +119,14 @@ class StabilizerCircuit(SimulatorBase):
         return converted.with_operations(self._quantum_operations()).with_readout(self.readout)
 
     # -- building ------------------------------------------------------------------------------
-    def _changed(self) -> None:
+    def _changed(self, rebuild: bool = False) -> None:
+        """Forget what results made; with ``rebuild``, the program too (operations were placed
+        elsewhere than at the end), else write the last operation into it."""
         self._compiled = {}
+        if rebuild:
+            self._builder = None
+        elif self._builder is not None:
+            self._builder.add(self._operations[-1])
 
     def _checked_last(self) -> None:
         try:
@@ -131,7 +138,8 @@ class StabilizerCircuit(SimulatorBase):
 
     def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> StabilizerCircuit:
         super()._add(gate, qubits, params)
-        self._checked_last()
+        if params or gate not in CLIFFORD_GATES or self._condition is not None:
+            self._checked_last()
         self._changed()
         return self
 
@@ -154,14 +162,14 @@ class StabilizerCircuit(SimulatorBase):
         placed = super()._placed(other, qubits, method)
         for op in placed:
             check_clifford(op)
-        self._changed()
+        self._changed(rebuild=True)
         return placed
 
     def with_operations(self, operations: list[Operation]) -> StabilizerCircuit:
         for op in operations:
             check_clifford(op)
         duplicate = super().with_operations(operations)
-        duplicate._compiled = {}  # noqa: SLF001 - its own class
+        duplicate._compiled, duplicate._builder = {}, None  # noqa: SLF001 - its own class
         return duplicate
 
     def inverse(self) -> StabilizerCircuit:
@@ -239,7 +247,11 @@ class StabilizerCircuit(SimulatorBase):
     # -- the stim program ----------------------------------------------------------------------
     def _program(self) -> StimProgram:
         if "program" not in self._compiled:
-            self._compiled["program"] = stim_program(self._operations, self._num_clbits)
+            if self._builder is None:
+                self._builder = ProgramBuilder()
+                for op in self._operations:
+                    self._builder.add(op)
+            self._compiled["program"] = self._builder.program(self._num_clbits)
         return self._compiled["program"]
 
     def to_stim(self) -> Any:
