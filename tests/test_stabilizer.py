@@ -293,3 +293,65 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="MPP"):
         tq.StabilizerCircuit.from_stim("MPP X0*X1")
     assert c.sample(10, seed=1, format="counts") and c.is_dynamic()
+
+
+@st.composite
+def near_clifford_circuits(draw):
+    """Clifford circuits with a few rotations at any angle (t, rx, crz, cphase, u, exp_pauli, ...)."""
+    n, items = draw(clifford_circuits())
+    for _ in range(draw(st.integers(1, 5))):
+        order = draw(st.permutations(range(n)))
+        angle = draw(st.floats(-3.0, 3.0))
+        gate = draw(st.sampled_from(["t", "tdg", "u", "exp"] + [g for g, k in ROTATIONS.items() if k <= n]))
+        if gate in ("t", "tdg"):
+            item = (gate, (order[0],), ())
+        elif gate == "u":
+            item = ("u", (order[0],), (angle, draw(st.floats(-3.0, 3.0)), draw(st.floats(-3.0, 3.0))))
+        elif gate == "exp":
+            item = ("exp:" + "".join(draw(st.sampled_from("XYZ")) for _ in range(n)), tuple(order), (angle,))
+        else:
+            item = (gate, tuple(order[:ROTATIONS[gate]]), (angle,))
+        items.insert(draw(st.integers(0, len(items))), item)
+    return n, items
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=near_clifford_circuits(), inverse=st.booleans())
+def test_a_few_non_clifford_rotations_are_exact_by_propagation(case, inverse):
+    n, items = case
+    c = tq.StabilizerCircuit(n, max_non_clifford=20)
+    for item in items:
+        add(c, *item)
+    if inverse:
+        c = c.inverse()
+    expected = _reference(n, c)
+    strings = all_strings(n)
+    values = np.array([np.vdot(expected, tq.operators.pauli.pauli_matrix(s) @ expected).real
+                       for s in strings])
+    np.testing.assert_allclose(tq.get_backend().to_numpy(c.pauli_expectations(strings)), values, atol=1e-10)
+    report = c.rehearse("pauli_expectations", strings)
+    assert report.widest <= report.bound == 2 ** report.rotations
+
+
+def test_rotations_with_noise_and_feedback_match_the_density_matrix_and_are_bounded():
+    def build_on(kind, **options):
+        c = kind(2, **options).h(0).t(0).depolarizing(0, p=0.1).cx(0, 1).rx(1, theta=0.3)
+        c.cond(c.measure(0)).x(1)
+        return c.ry(1, theta=0.7).crz(1, 0, theta=1.1)
+
+    stabilizer, density = build_on(tq.StabilizerCircuit, max_non_clifford=5), build_on(tq.DMCircuit)
+    K = tq.get_backend()
+    np.testing.assert_allclose(K.to_numpy(stabilizer.pauli_expectations(all_strings(2))),
+                               K.to_numpy(density.pauli_expectations(all_strings(2))), atol=1e-12)
+    assert not stabilizer.is_clifford()
+    with pytest.raises(NonCliffordError, match="only its Pauli expectations"):
+        stabilizer.sample(10)
+    with pytest.raises(NonCliffordError, match="holds at most 5 non-Clifford"):
+        stabilizer.t(1)
+    with pytest.raises(NonCliffordError, match="ccx is not a Clifford gate"):
+        tq.StabilizerCircuit(3, max_non_clifford=5).ccx(0, 1, 2)
+    wide = tq.Circuit(300).h(0).t(0).h(0)
+    for q in range(299):
+        wide.cx(q, q + 1)
+    assert abs(float(wide.to_stabilizer(max_non_clifford=1).expectation_ps(z=[299]))
+               - np.cos(np.pi / 4)) < 1e-12

@@ -118,9 +118,11 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
 
         return self._inputs is None and all(clifford_reason(op) is None for op in self._operations)
 
-    def to_stabilizer(self) -> Any:
+    def to_stabilizer(self, max_non_clifford: int = 0) -> Any:
         """This circuit as a :class:`~tyxonq.StabilizerCircuit` (stim): every operation must be
-        Clifford (:meth:`is_clifford`); the first that is not is named in the error.
+        Clifford (:meth:`is_clifford`), the first that is not named in the error, or, up to
+        ``max_non_clifford`` of them, Pauli rotations at other angles (``t``, ``rz``, ``exp_pauli``,
+        ...: exact Pauli expectations by propagation, nothing else).
 
         Examples
         --------
@@ -131,7 +133,7 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
         >>> float(c.to_stabilizer().expectation_ps(z=[0, 499]))
         1.0
         """
-        return simulator_class("StabilizerCircuit").from_circuit(self)
+        return simulator_class("StabilizerCircuit").from_circuit(self, max_non_clifford)
 
     # -- structure ---------------------------------------------------------------------------
     @property

@@ -33,7 +33,8 @@ from .gates import GATES, gate_matrix
 from .operation import Condition, Operation
 
 __all__ = ["CLIFFORD_ANGLE_TOLERANCE", "CLIFFORD_GATES", "NonCliffordError", "clifford_reason",
-           "quarter_turns", "exact_params", "pauli_of_gate", "feedback_of", "is_clifford_matrix"]
+           "quarter_turns", "exact_params", "pauli_rotations", "is_quarter_turn", "pauli_of_gate",
+           "feedback_of", "is_clifford_matrix"]
 
 #: an angle within this of a multiple of pi/2 counts as that multiple
 CLIFFORD_ANGLE_TOLERANCE = 1e-9
@@ -230,3 +231,46 @@ def feedback_of(condition: Condition) -> tuple[tuple[int, ...], int]:
     raise NonCliffordError(f"a condition on the value of {len(condition.bits)} bits is not a parity: a "
                            "stabilizer simulation conditions gates on one bit or on the parity of "
                            "several (cond(bits, parity=True)); use tq.Circuit")
+
+
+#: gates as products of Pauli rotations exp(-i phi P / 2), in the order applied: per factor, its
+#: letters on the gate's qubits, the parameter it takes (None: a fixed angle) and the factor or angle
+_ROTATION_FORMS = {
+    "rx": (("X", 0, 1.0),), "ry": (("Y", 0, 1.0),), "rz": (("Z", 0, 1.0),), "phase": (("Z", 0, 1.0),),
+    "rxx": (("XX", 0, 1.0),), "ryy": (("YY", 0, 1.0),), "rzz": (("ZZ", 0, 1.0),),
+    "crx": (("IX", 0, 0.5), ("ZX", 0, -0.5)), "cry": (("IY", 0, 0.5), ("ZY", 0, -0.5)),
+    "crz": (("IZ", 0, 0.5), ("ZZ", 0, -0.5)), "cphase": (("ZI", 0, 0.5), ("IZ", 0, 0.5), ("ZZ", 0, -0.5)),
+    "u": (("Z", 2, 1.0), ("Y", 0, 1.0), ("Z", 1, 1.0)),  # rz(lam), ry(theta), rz(phi)
+    "t": (("Z", None, math.pi / 4),), "tdg": (("Z", None, -math.pi / 4),),
+}
+
+
+def pauli_rotations(op: Operation) -> list[tuple[str, float]]:
+    """A gate as Pauli rotations ``exp(-i phi P / 2)`` up to a global phase, in the order applied:
+    ``(letters on op.qubits, phi)`` each; :class:`NonCliffordError` for a gate that is not such a
+    product (``ccx``, a ``unitary``, a conditioned gate).
+
+    Examples
+    --------
+    >>> pauli_rotations(Operation("crz", (0, 1), (1.0,)))
+    [('IZ', 0.5), ('ZZ', -0.5)]
+    """
+    if op.condition is not None or op.channel is not None:
+        raise NonCliffordError(f"a conditioned or noisy {op.gate} at a non-Clifford angle is not "
+                               f"simulated by the stabilizer circuit; {_HINT}")
+    if op.gate.startswith("exp:"):
+        form = ((op.gate[4:], 0, 1.0),)
+    elif op.gate in _ROTATION_FORMS:
+        form = _ROTATION_FORMS[op.gate]
+    else:
+        raise NonCliffordError(f"{op.gate} is not a Clifford gate nor a product of Pauli rotations; {_HINT}")
+    angles = [_host_angle(value, op.gate) for value in op.params]
+    steps = [(letters, factor if index is None else factor * angles[index])
+             for letters, index, factor in form]
+    return [(letters, -phi) for letters, phi in reversed(steps)] if op.dagger else steps
+
+
+def is_quarter_turn(angle: float) -> bool:
+    """Whether ``angle`` is a multiple of ``pi/2`` (to :data:`CLIFFORD_ANGLE_TOLERANCE`)."""
+    steps = round(angle / _QUARTER)
+    return abs(angle - steps * _QUARTER) <= CLIFFORD_ANGLE_TOLERANCE * max(1.0, abs(angle))

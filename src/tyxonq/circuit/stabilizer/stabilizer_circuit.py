@@ -23,11 +23,17 @@ from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients
 from ..dynamic import formatted_rows
-from ..operations.clifford import CLIFFORD_GATES, NonCliffordError, check_clifford
+from ..operations.clifford import (
+    CLIFFORD_GATES,
+    NonCliffordError,
+    check_clifford,
+    is_quarter_turn,
+    pauli_rotations,
+)
 from ..operations.operation import ANNOTATION_KINDS, Operation
 from ..simulator import SimulatorBase, simulator_class, weighted_sum
 from .program import ProgramBuilder, StimProgram, require_stim
-from .propagation import backward_program, propagated_expectations
+from .propagation import PropagationReport, backward_program, propagated_expectations, propagation_counts
 
 __all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS"]
 
@@ -50,6 +56,16 @@ class StabilizerCircuit(SimulatorBase):
     :meth:`detector` and :meth:`observable_include`. Anything else raises a
     :class:`~tyxonq.circuit.operations.clifford.NonCliffordError` naming it.
 
+    Parameters
+    ----------
+    num_qubits : int
+        Qubits, starting in ``|0...0>``.
+    max_non_clifford : int
+        How many Pauli rotations at other angles (``t``, ``rz(0.3)``, ``exp_pauli``, ...) the
+        circuit may hold (default none). With some, Pauli expectations stay exact (by Pauli
+        propagation, at most ``2^k`` strings per observable, :meth:`rehearse` counts them) and
+        samples, states and detectors are refused.
+
     Examples
     --------
     >>> import tyxonq as tq
@@ -63,16 +79,22 @@ class StabilizerCircuit(SimulatorBase):
     [0, 1000]
     """
 
-    def __init__(self, num_qubits: int) -> None:
+    def __init__(self, num_qubits: int, max_non_clifford: int = 0) -> None:
         super().__init__(num_qubits)
+        if isinstance(max_non_clifford, bool) or not isinstance(max_non_clifford, numbers.Integral) \
+                or max_non_clifford < 0:
+            raise ValueError(f"max_non_clifford={max_non_clifford!r} must be a non-negative int")
+        self._max_rotations = int(max_non_clifford)
+        self._rotations = 0  # non-Clifford Pauli rotations held
         self._compiled: dict[str, Any] = {}  # what results made from the current operations
         self._builder: ProgramBuilder | None = ProgramBuilder()  # None: remade from the operations
 
     @classmethod
-    def from_circuit(cls, circuit: SimulatorBase) -> StabilizerCircuit:
+    def from_circuit(cls, circuit: SimulatorBase, max_non_clifford: int = 0) -> StabilizerCircuit:
         """The stabilizer circuit of any circuit whose operations are all Clifford (a
         :class:`~tyxonq.circuit.operations.clifford.NonCliffordError` names the first that is
-        not); ``circuit.to_stabilizer()`` comes here.
+        not), or hold at most ``max_non_clifford`` non-Clifford Pauli rotations;
+        ``circuit.to_stabilizer()`` comes here.
 
         Examples
         --------
@@ -83,7 +105,7 @@ class StabilizerCircuit(SimulatorBase):
         if getattr(circuit, "_inputs", None) is not None:
             raise ValueError("to_stabilizer: the circuit starts from its own inputs=; a stabilizer "
                              "simulation starts from |0...0>")
-        converted = cls(circuit.num_qubits).add_clbits(circuit.num_clbits)
+        converted = cls(circuit.num_qubits, max_non_clifford).add_clbits(circuit.num_clbits)
         return converted.with_operations(list(circuit.operations)).with_readout(circuit.readout)
 
     @classmethod
@@ -123,18 +145,38 @@ class StabilizerCircuit(SimulatorBase):
         """Forget what results made; with ``rebuild``, the program too (operations were placed
         elsewhere than at the end), else write the last operation into it."""
         self._compiled = {}
-        if rebuild:
+        if rebuild or self._rotations:  # a circuit with non-Clifford rotations has no stim program
             self._builder = None
         elif self._builder is not None:
             self._builder.add(self._operations[-1])
 
     def _checked_last(self) -> None:
         try:
-            check_clifford(self._operations[-1])
+            self._rotations += self._rotations_of(self._operations[-1], self._rotations)
         except NonCliffordError:
             removed = self._operations.pop()
             self._dynamic_count -= removed.is_dynamic
             raise
+
+    def _rotations_of(self, op: Operation, held: int) -> int:
+        """The non-Clifford rotations ``op`` adds (0: Clifford), within the circuit's allowance
+        (``held`` already), else :class:`NonCliffordError`."""
+        try:
+            check_clifford(op)
+            return 0
+        except NonCliffordError as error:
+            if not self._max_rotations:
+                raise
+            try:
+                steps = pauli_rotations(op)
+            except NonCliffordError:
+                raise error from None
+        count = sum(1 for letters, phi in steps if set(letters) != {"I"} and not is_quarter_turn(phi))
+        if held + count > self._max_rotations:
+            raise NonCliffordError(f"{op.gate}: this circuit holds at most {self._max_rotations} "
+                                   f"non-Clifford rotation(s) (max_non_clifford); each one can double the "
+                                   "Pauli strings an expectation carries. Allow more, or use tq.Circuit")
+        return count
 
     def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> StabilizerCircuit:
         super()._add(gate, qubits, params)
@@ -161,15 +203,16 @@ class StabilizerCircuit(SimulatorBase):
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         placed = super()._placed(other, qubits, method)
         for op in placed:
-            check_clifford(op)
+            self._rotations += self._rotations_of(op, self._rotations)
         self._changed(rebuild=True)
         return placed
 
     def with_operations(self, operations: list[Operation]) -> StabilizerCircuit:
+        held = 0
         for op in operations:
-            check_clifford(op)
+            held += self._rotations_of(op, held)
         duplicate = super().with_operations(operations)
-        duplicate._compiled, duplicate._builder = {}, None  # noqa: SLF001 - its own class
+        duplicate._compiled, duplicate._builder, duplicate._rotations = {}, None, held  # noqa: SLF001
         return duplicate
 
     def inverse(self) -> StabilizerCircuit:
@@ -183,8 +226,7 @@ class StabilizerCircuit(SimulatorBase):
         >>> float(c.append(c.inverse()).expectation_ps(z=[0]))
         1.0
         """
-        return type(self)(self._num_qubits).with_operations([op.adjoint()
-                                                             for op in reversed(self._operations)])
+        return self.with_operations([op.adjoint() for op in reversed(self._operations)])
 
     def detector(self, bits: int | Sequence[int], coords: Sequence[float] = ()) -> int:
         """Declare a detector: the parity of classical ``bits`` (their values now; bits from
@@ -246,6 +288,11 @@ class StabilizerCircuit(SimulatorBase):
 
     # -- the stim program ----------------------------------------------------------------------
     def _program(self) -> StimProgram:
+        if self._rotations:
+            raise NonCliffordError(f"this circuit holds {self._rotations} non-Clifford rotation(s): only its "
+                                   "Pauli expectations are computed (exactly, by Pauli propagation); "
+                                   "samples, states, detectors and stim export need a Clifford circuit, or "
+                                   "tq.Circuit (c.to_circuit())")
         if "program" not in self._compiled:
             if self._builder is None:
                 self._builder = ProgramBuilder()
@@ -374,13 +421,39 @@ class StabilizerCircuit(SimulatorBase):
         values = K.asarray(self._exact_values(strings), K.real_dtype)
         return weighted_sum(K, values, coefficients)
 
+    def rehearse(self, result: str, *args: Any, **kwargs: Any) -> PropagationReport:
+        """What the exact expectations of ``result`` (``"pauli_expectations"`` with its strings, or
+        ``"expectation_ps"`` with its ``x``, ``y``, ``z``) cost by Pauli propagation, counted
+        before asking for them: the a-priori bound ``2^k`` strings per observable for ``k``
+        non-Clifford rotations, the most it becomes, the passes through Clifford runs.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(2, max_non_clifford=2).h(0).t(0).cx(0, 1).t(1).h(1)
+        >>> report = c.rehearse("pauli_expectations", ["XZ", "ZZ"])
+        >>> report.bound, report.widest, report.rotations
+        (4, 4, 2)
+        """
+        if result == "expectation_ps":
+            strings = [self._pauli_string(*args, **kwargs)]
+        elif result == "pauli_expectations":
+            strings = self._validated_strings(args[0] if args else kwargs["strings"])
+        else:
+            raise ValueError(f"result={result!r}: a stabilizer circuit rehearses 'pauli_expectations' or "
+                             "'expectation_ps' (its other results cost what stim costs)")
+        return propagation_counts(self._backward(), strings)
+
+    def _backward(self) -> Any:
+        if "backward" not in self._compiled:
+            self._compiled["backward"] = backward_program(self._operations, self._num_qubits)
+        return self._compiled["backward"]
+
     def _exact_values(self, strings: list[str]) -> np.ndarray:
         if not strings:
             return np.zeros(0)
-        if self.is_noisy() or self.is_dynamic():
-            if "backward" not in self._compiled:
-                self._compiled["backward"] = backward_program(self._operations, self._num_qubits)
-            return propagated_expectations(self._compiled["backward"], strings)
+        if self.is_noisy() or self.is_dynamic() or self._rotations:
+            return propagated_expectations(self._backward(), strings)
         stim = require_stim()
         simulator = self._tableau_simulator()
         return np.array([simulator.peek_observable_expectation(stim.PauliString(s)) for s in strings],
@@ -403,6 +476,9 @@ class StabilizerCircuit(SimulatorBase):
         >>> float(tq.StabilizerCircuit(1).h(0).expectation_ps(x=[0]))
         1.0
         """
+        return self.pauli_expectations([self._pauli_string(x, y, z)])[0]
+
+    def _pauli_string(self, x: Sequence[int] = (), y: Sequence[int] = (), z: Sequence[int] = ()) -> str:
         letters = ["I"] * self._num_qubits
         for name, qubits in (("X", x), ("Y", y), ("Z", z)):
             for q in self._checked_qubits(list(qubits), "expectation_ps") if len(list(qubits)) else ():
@@ -411,7 +487,7 @@ class StabilizerCircuit(SimulatorBase):
                 letters[q] = name
         if set(letters) == {"I"}:
             raise ValueError("expectation_ps needs at least one qubit in x, y or z")
-        return self.pauli_expectations(["".join(letters)])[0]
+        return "".join(letters)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
@@ -445,7 +521,7 @@ class StabilizerCircuit(SimulatorBase):
 
     def _pure_state(self, what: str) -> Any:
         n = self._num_qubits
-        if self.is_noisy() or self.is_dynamic():
+        if self.is_noisy() or self.is_dynamic() or self._rotations:
             raise ValueError(f"{what}: this circuit has channels or mid-circuit measurements, so its state "
                              "is mixed; use c.to_circuit() (a DMCircuit with channels), or sample()")
         K = get_backend()
