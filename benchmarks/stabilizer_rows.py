@@ -21,7 +21,8 @@ Rows (each engine builds the circuit through its own API, inside the timing):
 (d) the same 100 strings on the circuit of (a) with 10 T gates at random places, exact by Pauli
     propagation (StabilizerCircuit(max_non_clifford=10); no peer computes it exactly at this
     width). Checked on a 16-qubit, depth-12 instance against tq.Circuit's dense state (1e-10);
-    the 16-qubit row times that dense route beside the propagation.
+    the 16-qubit row times that dense route (the state, each string applied to it) beside the
+    propagation.
 
 The other peers are slow at this size: each runs two small shares (10 and 30 shots, 5 and 15
 strings) after a warm-up, and its time is extrapolated linearly (fixed costs once, the cost per
@@ -359,11 +360,13 @@ def main() -> int:
     small_places = t_places(16, 12, 10)
 
     def small_dense():
-        circuit = tyxonq_circuit(tq, 16, small_layers, small_places, max_non_clifford=10).to_circuit()
-        state = tq.get_backend().to_numpy(circuit.state())
-        from tyxonq.operators.pauli import pauli_matrix
+        from tyxonq.operators.state_expectation import apply_pauli_string
 
-        return np.array([np.vdot(state, pauli_matrix(p) @ state).real for p in small_strings])
+        circuit = tyxonq_circuit(tq, 16, small_layers, small_places, max_non_clifford=10).to_circuit()
+        K = tq.get_backend()
+        state = circuit.state()
+        return np.array([float(np.real(K.to_numpy(K.sum(K.conj(state) * apply_pauli_string(K, state, p)))))
+                         for p in small_strings])
 
     def propagate(width, layer_list, places, pauli_strings):
         circuit = tyxonq_circuit(tq, width, layer_list, places, max_non_clifford=len(places))

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics import get_backend
 from ..operations.clifford import (
     exact_params,
     feedback_of,
@@ -119,15 +120,8 @@ def _table_instructions(gate: str, turns: tuple[int, ...], dagger: bool) -> tupl
     if gate in ("gphase", "i"):
         return ()
     params = exact_params(turns) if GATES[gate].is_parametrised else ()
-    matrix = gate_matrix(_numpy(), gate, params, dagger)
+    matrix = gate_matrix(get_backend("numpy"), gate, params, dagger)
     return _tableau_instructions(np.asarray(matrix))
-
-
-@functools.lru_cache(maxsize=1)
-def _numpy() -> Any:
-    from ...numerics import get_backend
-
-    return get_backend("numpy")
 
 
 def gate_instructions(op: Operation) -> tuple:

@@ -202,8 +202,10 @@ class StabilizerCircuit(SimulatorBase):
 
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         placed = super()._placed(other, qubits, method)
+        held = self._rotations
         for op in placed:
-            self._rotations += self._rotations_of(op, self._rotations)
+            held += self._rotations_of(op, held)
+        self._rotations = held
         self._changed(rebuild=True)
         return placed
 
