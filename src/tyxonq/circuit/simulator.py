@@ -31,6 +31,7 @@ from ..operators.pauli import PauliSum
 from ..operators.readout import confusion_matrices
 from .interchange.methods import InterchangeMethods
 from .operations.channel_methods import ChannelMethods
+from .operations.clifford import clifford_reason
 from .operations.composition import CompositionMethods
 from .operations.drawing import draw as draw_circuit
 from .operations.dynamic_methods import DynamicMethods
@@ -114,8 +115,6 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
         >>> tq.Circuit(1).t(0).is_clifford()
         False
         """
-        from .operations.clifford import clifford_reason
-
         return self._inputs is None and all(clifford_reason(op) is None for op in self._operations)
 
     def to_stabilizer(self, max_non_clifford: int = 0) -> Any:
