@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 
 def trotter_step(circuit, dt: float, field: float):
@@ -68,28 +69,20 @@ def check_against_the_state_vector(sites: int, steps: int, dt: float, field: flo
 
 
 def save_plot(times: np.ndarray, runs: dict[int, dict], sites: int, path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axes):
+        left, right = axes
+        for bond, series in runs.items():
+            left.plot(times, series["magnetisation"], label=f"max_bond {bond}")
+            right.plot(times, series["entropy"], label=f"max_bond {bond}")
+        left.set_xlabel("time")
+        left.set_ylabel("magnetisation (1/n) sum <Z_i>")
+        right.set_xlabel("time")
+        right.set_ylabel(f"entropy across bond {sites // 2 - 1}|{sites // 2}")
+        left.legend()
+        right.legend()
+        left.figure.suptitle(f"TFIM quench, {sites} sites")
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for bond, series in runs.items():
-        left.plot(times, series["magnetisation"], label=f"max_bond {bond}")
-        right.plot(times, series["entropy"], label=f"max_bond {bond}")
-    left.set_xlabel("time")
-    left.set_ylabel("magnetisation (1/n) sum <Z_i>")
-    right.set_xlabel("time")
-    right.set_ylabel(f"entropy across bond {sites // 2 - 1}|{sites // 2}")
-    left.legend()
-    right.legend()
-    figure.suptitle(f"TFIM quench, {sites} sites")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"plot saved to {path}"
+    return save_figure(path, draw, columns=2, figsize=(10, 3.8))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 
 def first_within(history: list[float], target: float) -> float:
@@ -34,24 +35,16 @@ def first_within(history: list[float], target: float) -> float:
 
 
 def save_plot(histories: dict[str, list[float]], exact: float, path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        for name, history in histories.items():
+            axis.semilogy(np.maximum(np.asarray(history) - exact, 1e-12), label=name)
+        axis.set_xlabel("iteration")
+        axis.set_ylabel("energy - exact ground energy")
+        axis.set_title("VQE, transverse-field Ising chain")
+        axis.legend()
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed: no plot"
-    figure, axis = plt.subplots(figsize=(6, 4))
-    for name, history in histories.items():
-        axis.semilogy(np.maximum(np.asarray(history) - exact, 1e-12), label=name)
-    axis.set_xlabel("iteration")
-    axis.set_ylabel("energy - exact ground energy")
-    axis.set_title("VQE, transverse-field Ising chain")
-    axis.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"energy against iteration saved to {path}"
+    return save_figure(path, draw, figsize=(6, 4), saved="energy against iteration saved to {path}",
+                       missing="matplotlib not installed: no plot")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 #: readout error of every qubit: confusion[read, true]
 CONFUSION = [[0.97, 0.06], [0.03, 0.94]]
@@ -62,27 +63,18 @@ def measured_energies(circuit: tq.DMCircuit, hamiltonian: tq.PauliSum, shots: in
 
 
 def save_plot(rows: list[tuple[str, float, float]], exact: float, path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        labels = [label for label, _, _ in rows]
+        values = [value for _, value, _ in rows]
+        errors = [error for _, _, error in rows]
+        axis.errorbar(range(len(rows)), values, yerr=errors, fmt="o", color="tab:blue", capsize=4)
+        axis.axhline(exact, color="k", linestyle="--", label="exact ground energy")
+        axis.set_xticks(range(len(rows)), labels, rotation=20, ha="right", fontsize=8)
+        axis.set_ylabel("energy")
+        axis.margins(x=0.1, y=0.15)
+        axis.legend()
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
-    figure, axis = plt.subplots(figsize=(7, 3.8))
-    labels = [label for label, _, _ in rows]
-    values = [value for _, value, _ in rows]
-    errors = [error for _, _, error in rows]
-    axis.errorbar(range(len(rows)), values, yerr=errors, fmt="o", color="tab:blue", capsize=4)
-    axis.axhline(exact, color="k", linestyle="--", label="exact ground energy")
-    axis.set_xticks(range(len(rows)), labels, rotation=20, ha="right", fontsize=8)
-    axis.set_ylabel("energy")
-    axis.margins(x=0.1, y=0.15)
-    axis.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"plot saved to {path}"
+    return save_figure(path, draw, figsize=(7, 3.8))
 
 
 def main(argv: list[str] | None = None) -> int:

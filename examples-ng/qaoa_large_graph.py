@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 #: the optimal expected cut per edge on 3-regular graphs without cycles within the light cone
 TREE_OPTIMUM = {1: 0.6925, 2: 0.7559, 3: 0.7924}
@@ -39,24 +40,15 @@ def interpolated(previous: np.ndarray, layers: int) -> np.ndarray:
 
 
 def save_plot(layers: list[int], fractions: list[float], path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        axis.plot(layers, fractions, "o-", label="QAOA, this graph")
+        axis.plot(layers, [TREE_OPTIMUM[p] for p in layers], "k--", label="3-regular, no short cycles")
+        axis.set_xlabel("layers p")
+        axis.set_ylabel("expected cut per edge")
+        axis.set_xticks(layers)
+        axis.legend()
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
-    figure, axis = plt.subplots(figsize=(5, 3.6))
-    axis.plot(layers, fractions, "o-", label="QAOA, this graph")
-    axis.plot(layers, [TREE_OPTIMUM[p] for p in layers], "k--", label="3-regular, no short cycles")
-    axis.set_xlabel("layers p")
-    axis.set_ylabel("expected cut per edge")
-    axis.set_xticks(layers)
-    axis.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"plot saved to {path}"
+    return save_figure(path, draw, figsize=(5, 3.6))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 
 def z_operators(n: int) -> list:
@@ -76,24 +77,15 @@ def trotter_errors(n: int, time_: float, orders: dict[int, list[int]]) -> dict[i
 
 
 def save_plot(errors: dict, path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        for order, rows in errors.items():
+            steps, values, _ = zip(*rows)
+            axis.loglog(steps, values, "o-", label=f"order {order}")
+        axis.set_xlabel("Trotter steps")
+        axis.set_ylabel("||state - exact||")
+        axis.legend()
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
-    figure, axis = plt.subplots(figsize=(5, 3.8))
-    for order, rows in errors.items():
-        steps, values, _ = zip(*rows)
-        axis.loglog(steps, values, "o-", label=f"order {order}")
-    axis.set_xlabel("Trotter steps")
-    axis.set_ylabel("||state - exact||")
-    axis.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"plot saved to {path}"
+    return save_figure(path, draw, figsize=(5, 3.8))
 
 
 def main(argv: list[str] | None = None) -> int:

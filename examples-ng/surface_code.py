@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 
 def stabilizers(d: int) -> list[tuple[str, list[int]]]:
@@ -99,23 +100,14 @@ def logical_error_rate(circuit: tq.StabilizerCircuit, shots: int, seed: int) -> 
 
 
 def save_plot(rates: dict, physical: list[float], path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        for d, values in rates.items():
+            axis.loglog(physical, [max(v, 1e-6) for v in values], "o-", label=f"distance {d}")
+        axis.set_xlabel("physical error rate p")
+        axis.set_ylabel("logical error rate")
+        axis.legend()
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
-    figure, axis = plt.subplots(figsize=(5, 3.8))
-    for d, values in rates.items():
-        axis.loglog(physical, [max(v, 1e-6) for v in values], "o-", label=f"distance {d}")
-    axis.set_xlabel("physical error rate p")
-    axis.set_ylabel("logical error rate")
-    axis.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"plot saved to {path}"
+    return save_figure(path, draw, figsize=(5, 3.8))
 
 
 def main(argv: list[str] | None = None) -> int:

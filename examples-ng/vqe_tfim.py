@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 import tyxonq as tq
+from tyxonq.examples import save_figure
 
 
 def make_energy(sites: int, layers: int):
@@ -31,22 +32,14 @@ def make_energy(sites: int, layers: int):
 
 
 def save_plot(history: list[float], exact: float, path: str) -> str:
-    try:
-        import matplotlib
+    def draw(axis):
+        axis.semilogy(np.abs(np.asarray(history) - exact) / abs(exact))
+        axis.set_xlabel("objective evaluation")
+        axis.set_ylabel("relative error of the energy")
+        axis.set_title("VQE, transverse-field Ising chain")
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "matplotlib not installed: no plot"
-    figure, axis = plt.subplots(figsize=(6, 4))
-    axis.semilogy(np.abs(np.asarray(history) - exact) / abs(exact))
-    axis.set_xlabel("objective evaluation")
-    axis.set_ylabel("relative error of the energy")
-    axis.set_title("VQE, transverse-field Ising chain")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return f"convergence plot saved to {path}"
+    return save_figure(path, draw, figsize=(6, 4), saved="convergence plot saved to {path}",
+                       missing="matplotlib not installed: no plot")
 
 
 def main(argv: list[str] | None = None) -> int:

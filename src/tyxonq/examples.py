@@ -14,8 +14,12 @@ import os
 import pathlib
 import runpy
 import sys
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["examples_directory", "example_scripts", "main"]
+__all__ = ["examples_directory", "example_scripts", "main", "save_figure"]
+
+_NO_MATPLOTLIB = "matplotlib not installed (pip install 'tyxonq[examples]'): no plot"
 
 
 def examples_directory() -> pathlib.Path:
@@ -34,6 +38,61 @@ def examples_directory() -> pathlib.Path:
 
 def example_scripts() -> list[pathlib.Path]:
     return sorted(examples_directory().glob("*.py"))
+
+
+def save_figure(path: str, draw: Callable[[Any], object], *, columns: int = 1,
+                figsize: tuple[float, float] = (6, 4), saved: str = "plot saved to {path}",
+                missing: str = _NO_MATPLOTLIB) -> str:
+    """Draw a figure and save it to ``path`` at 120 dpi, for the examples' plots.
+
+    matplotlib is imported here, with the ``Agg`` backend, never by ``import tyxonq``.
+
+    Parameters
+    ----------
+    path
+        The image file to write; its suffix picks the format.
+    draw
+        Called once with the axis (``columns == 1``) or the row of axes (``columns > 1``); the
+        figure is ``axis.figure``.
+    columns
+        How many axes side by side.
+    figsize
+        The figure's size in inches.
+    saved
+        The message when saved; ``{path}`` is replaced by ``path``.
+    missing
+        The message when matplotlib is not installed (then nothing is drawn or written).
+
+    Returns
+    -------
+    str
+        ``saved`` or ``missing``, for the example to print.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "line.png")
+    >>> message = save_figure(path, lambda axis: axis.plot([0, 1], [1, 0]))
+    >>> message in (f"plot saved to {path}", _NO_MATPLOTLIB)
+    True
+    >>> os.path.exists(path) == (message != _NO_MATPLOTLIB)
+    True
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return missing
+    figure, axes = plt.subplots(1, columns, figsize=figsize)
+    try:
+        draw(axes)
+        figure.tight_layout()
+        figure.savefig(path, dpi=120)
+    finally:
+        plt.close(figure)
+    return saved.format(path=path)
 
 
 def _summary(path: pathlib.Path) -> str:
