@@ -13,6 +13,7 @@ import tyxonq as tq
 from conftest import make_backend
 from reference import random_hermitian, reference_expectation, reference_state
 from test_circuit import add_operations
+from tyxonq.circuit import circuit as circuit_module
 from tyxonq.circuit.basis_state import basis_state
 from tyxonq.numerics import memory
 
@@ -168,3 +169,42 @@ def test_a_refusal_names_what_the_user_can_do(small_memory):
         c.expectation_ps(z=[3])
     message = str(refused.value)
     assert "to_mps(max_bond=" in message and "use those" not in message
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
+def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend_name):
+    """Full-width cones (non-local CNOTs at every depth): the strings are applied to the one state,
+    with the same values (and gradients) as their light cones; local cones stay light cones."""
+    n, rng = 8, np.random.default_rng(4)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        angles = K.asarray(rng.uniform(-1, 1, 3 * n))
+
+        def deep(theta):
+            c = tq.Circuit(n)
+            for layer in range(3):
+                for q in range(n):
+                    c.ry(q, theta[layer * n + q])
+                for q in range(0, n, 2):
+                    c.cx(q, (q + 3 + layer) % n)
+            return c
+
+        strings = ["".join(rng.choice(list("IXYZ"), n)) for _ in range(6)]
+        c = deep(angles)
+        assert circuit_module._cones_outweigh_state(list(c.operations), strings, n)
+        dense = reference_state(n, [(op.gate, op.qubits, tuple(float(K.to_numpy(p)) for p in op.params))
+                                    for op in c.operations])
+        whole = tuple(range(n))
+        expected = [reference_expectation(dense, [(tq.operators.pauli.pauli_matrix(s), whole)], n).real
+                    for s in strings]
+        np.testing.assert_allclose(K.to_numpy(c.pauli_expectations(strings)), expected, atol=1e-10)
+        energy = lambda theta: deep(theta).pauli_expectations(strings, [1.0] * len(strings))  # noqa: E731
+        _, gradient = tq.value_and_grad(energy)(angles)
+        step, host = 1e-6, K.to_numpy(angles)
+        numeric = [(float(energy(K.asarray(host + step * e))) - float(energy(K.asarray(host - step * e))))
+                   / (2 * step) for e in np.eye(len(host))]
+        np.testing.assert_allclose(K.to_numpy(gradient), numeric, atol=1e-6)
+        local = tq.Circuit(n)
+        for q in range(n - 1):
+            local.ry(q, 0.1 * q).cz(q, q + 1)
+        assert not circuit_module._cones_outweigh_state(list(local.operations), ["Z" + "I" * (n - 1)], n)
