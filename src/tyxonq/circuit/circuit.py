@@ -55,8 +55,6 @@ register_cache(f"{__name__}._STATE_ROUTE", lambda: len(_STATE_ROUTE), _STATE_ROU
 
 def _cones_outweigh_state(operations: list, strings: list[str], n: int) -> bool:
     """Whether the strings' backward light cones hold together at least ``2^n`` amplitudes."""
-    if len(_STATE_ROUTE) > _STATE_ROUTE_ENTRIES:
-        _STATE_ROUTE.clear()
     total = 0
     for string in strings:
         measured = [q for q, letter in enumerate(string) if letter != "I"]
@@ -212,6 +210,8 @@ class Circuit(CircuitBase):
         key = (structure_token(self.structure()), tuple(strings))
         use_state = _STATE_ROUTE.get(key)
         if use_state is None:
+            if len(_STATE_ROUTE) >= _STATE_ROUTE_ENTRIES:
+                _STATE_ROUTE.clear()
             use_state = _STATE_ROUTE[key] = _cones_outweigh_state(self._operations, strings, n)
         if not use_state:
             return None
