@@ -355,3 +355,18 @@ def test_rotations_with_noise_and_feedback_match_the_density_matrix_and_are_boun
         wide.cx(q, q + 1)
     assert abs(float(wide.to_stabilizer(max_non_clifford=1).expectation_ps(z=[299]))
                - np.cos(np.pi / 4)) < 1e-12
+
+
+def test_noise_models_apply_to_stabilizer_circuits():
+    model = tq.NoiseModel().add(tq.channels.depolarizing(0.05), gates="1q").add(
+        tq.channels.depolarizing(0.02, num_qubits=2), gates="2q")
+    model.add_readout_error([[0.95, 0.1], [0.05, 0.9]])
+    circuit = tq.Circuit(3).h(0).cx(0, 1).s(2).cx(1, 2).h(2)
+    stabilizer = circuit.to_stabilizer().with_noise(model)
+    density = circuit.with_noise(model)
+    assert stabilizer.readout is not None and stabilizer.is_noisy()
+    K = tq.get_backend()
+    np.testing.assert_allclose(K.to_numpy(stabilizer.pauli_expectations(all_strings(3))),
+                               K.to_numpy(density.pauli_expectations(all_strings(3))), atol=1e-12)
+    with pytest.raises(NonCliffordError, match="amplitude_damping is not a Pauli channel"):
+        circuit.to_stabilizer().with_noise(tq.NoiseModel().add(tq.channels.amplitude_damping(0.1)))

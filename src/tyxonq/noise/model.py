@@ -83,12 +83,14 @@ class NoiseModel:
         return wanted and (rule.qubits is None or rule.qubits.issuperset(qubits))
 
     def apply(self, circuit: Any) -> Any:
-        """The noisy :class:`~tyxonq.DMCircuit` of ``circuit`` (its channels kept). Channels follow
+        """The noisy :class:`~tyxonq.DMCircuit` of ``circuit`` (its channels kept; a
+        :class:`~tyxonq.StabilizerCircuit` stays one, its model's channels Pauli). Channels follow
         gates only: not measurements, resets or post-selections (their errors are readout
         errors); a gate under a classical condition is followed by its channels whether or not it
         applied (a channel cannot be conditioned)."""
         from ..circuit.density import DMCircuit
         from ..circuit.operations.operation import DYNAMIC_KINDS, Operation
+        from ..circuit.stabilizer import StabilizerCircuit
 
         operations = []
         for op in circuit.operations:
@@ -107,9 +109,9 @@ class NoiseModel:
                     raise ValueError(f"a {size}-qubit {rule.channel.name} channel cannot follow the "
                                      f"{len(op.qubits)}-qubit gate {op.gate} on {op.qubits}")
         noisy = circuit.to_density_matrix() if hasattr(circuit, "to_density_matrix") else circuit
-        noisy = noisy.with_operations(operations)
-        if not isinstance(noisy, DMCircuit):  # pragma: no cover - every circuit converts
-            raise TypeError("with_noise needs a Circuit or DMCircuit")
+        if not isinstance(noisy, (DMCircuit, StabilizerCircuit)):
+            raise TypeError("with_noise needs a Circuit, DMCircuit or StabilizerCircuit")
+        noisy = noisy.with_operations(operations)  # a stabilizer circuit checks for Pauli channels
         n = circuit.num_qubits
         readout: list = list(circuit.readout) if circuit.readout is not None else [None] * n
         for confusion, qubits in self._readout:

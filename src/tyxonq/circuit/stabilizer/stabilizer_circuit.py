@@ -140,6 +140,21 @@ class StabilizerCircuit(SimulatorBase):
         converted = kind(self._num_qubits).add_clbits(self._num_clbits)
         return converted.with_operations(self._quantum_operations()).with_readout(self.readout)
 
+    def with_noise(self, model: Any) -> StabilizerCircuit:
+        """This circuit with a :class:`~tyxonq.NoiseModel` applied: the model's channels (Pauli
+        channels; any other raises, naming it) after every matching gate, its readout errors on
+        samples.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> model = tq.NoiseModel().add(tq.channels.depolarizing(0.03, num_qubits=2), gates="2q")
+        >>> noisy = tq.StabilizerCircuit(2).h(0).cx(0, 1).with_noise(model)
+        >>> type(noisy).__name__, round(float(noisy.expectation_ps(z=[0, 1])), 12)
+        ('StabilizerCircuit', 0.968)
+        """
+        return model.apply(self)
+
     # -- building ------------------------------------------------------------------------------
     def _changed(self, rebuild: bool = False) -> None:
         """Forget what results made; with ``rebuild``, the program too (operations were placed
