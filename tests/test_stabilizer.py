@@ -370,3 +370,19 @@ def test_noise_models_apply_to_stabilizer_circuits():
                                K.to_numpy(density.pauli_expectations(all_strings(3))), atol=1e-12)
     with pytest.raises(NonCliffordError, match="amplitude_damping is not a Pauli channel"):
         circuit.to_stabilizer().with_noise(tq.NoiseModel().add(tq.channels.amplitude_damping(0.1)))
+
+
+def test_marginal_probabilities_and_shot_estimates():
+    steps = [("gate", "h", (0,)), ("gate", "cx", (0, 1)), ("channel", tq.channels.depolarizing(0.1), (1,)),
+             ("measure", 0), ("cond", 0, {"value": 1}, "x", 2), ("gate", "h", (2,)),
+             ("channel", tq.channels.pauli(0.05, 0.1, 0.02), (2,))]
+    stabilizer, density = build(tq.StabilizerCircuit, 3, steps), build(tq.DMCircuit, 3, steps)
+    K = tq.get_backend()
+    for qubits in ([0, 1, 2], [2, 0], [1]):
+        np.testing.assert_allclose(K.to_numpy(stabilizer.marginal_probability(qubits)),
+                                   K.to_numpy(density.marginal_probability(qubits)), atol=1e-12)
+    exact = float(density.expectation_ps(x=[2], z=[1]))
+    value, error = stabilizer.sample_expectation_ps(x=[2], z=[1], shots=4000, seed=2, return_std=True)
+    assert abs(value - exact) < 5 * error + 1e-12
+    with pytest.raises(ValueError, match="at most 12"):
+        tq.StabilizerCircuit(13).marginal_probability(range(13))

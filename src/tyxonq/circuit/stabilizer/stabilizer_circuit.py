@@ -35,10 +35,12 @@ from ..simulator import SimulatorBase, simulator_class, weighted_sum
 from .program import ProgramBuilder, StimProgram, require_stim
 from .propagation import PropagationReport, backward_program, propagated_expectations, propagation_counts
 
-__all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS"]
+__all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS", "MARGINAL_QUBITS"]
 
 #: ``state``, ``probability`` and ``amplitude`` build the ``2^n`` vector: at most this many qubits
 STATE_QUBITS = 24
+#: ``marginal_probability`` (and the shot estimates drawn from it) of at most this many qubits
+MARGINAL_QUBITS = 12
 #: an ``expectation`` of ``(matrix, qubits)`` operators is expanded in Pauli strings: at most this
 #: many qubits in all (``expectation_ps`` and ``pauli_expectations`` take any width)
 EXPECTATION_QUBITS = 8
@@ -535,6 +537,39 @@ class StabilizerCircuit(SimulatorBase):
     def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
         value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian])
         return get_backend().real(value) if hermitian else value
+
+    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+        """Exact probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order
+        given, the first the most significant bit; at most :data:`MARGINAL_QUBITS`), noise and
+        mid-circuit measurements included: the Walsh-Hadamard transform of the ``2^k`` exact
+        ``<Z_S>`` over the subsets ``S`` of ``qubits``. Shot estimates (``sample_expectation_ps``,
+        ``expectation(..., shots=)``) draw from it.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.StabilizerCircuit(3).h(0).cx(0, 2).bit_flip(2, p=0.25)
+        >>> (tq.get_backend().to_numpy(c.marginal_probability([0, 2])).round(12) + 0.0).tolist()
+        [0.375, 0.125, 0.125, 0.375]
+        """
+        qubits = self._checked_qubits(qubits, "marginal_probability")
+        k = len(qubits)
+        if k > MARGINAL_QUBITS:
+            raise ValueError(f"marginal_probability of {k} qubits takes 2^{k} exact expectations; a "
+                             f"stabilizer circuit computes it for at most {MARGINAL_QUBITS}: use sample()")
+        strings = []
+        for subset in range(1, 2 ** k):
+            letters = ["I"] * self._num_qubits
+            for position, qubit in enumerate(qubits):
+                if (subset >> (k - 1 - position)) & 1:
+                    letters[qubit] = "Z"
+            strings.append("".join(letters))
+        transform = np.concatenate([[1.0], self._exact_values(strings)]).reshape((2,) * k)
+        for axis in range(k):  # P(b) = 2^-k sum_S (-1)^(b . S) <Z_S>
+            first, second = np.take(transform, 0, axis=axis), np.take(transform, 1, axis=axis)
+            transform = np.stack([first + second, first - second], axis=axis)
+        K = get_backend()
+        return K.asarray(np.clip(transform.reshape(-1) / 2 ** k, 0.0, None), K.real_dtype)
 
     def _pure_state(self, what: str) -> Any:
         n = self._num_qubits
