@@ -221,6 +221,7 @@ def test_surface_code_memory_detectors_and_decoding():
     code = stim.Circuit.generated("surface_code:rotated_memory_z", distance=5, rounds=5)
     c = tq.StabilizerCircuit.from_stim(code)
     assert (c.num_detectors, c.num_observables) == (code.num_detectors, 1)
+    assert c.depth() == c.to_circuit().depth() > 0  # detectors and observables take no layer
     detectors, observables = c.sample_detectors(500, seed=2)
     assert not detectors.any() and not observables.any()  # noiseless: every parity as expected
     records = tq.get_backend().to_numpy(c.sample(50, seed=2, format="bits", final=False))

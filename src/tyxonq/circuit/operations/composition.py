@@ -125,8 +125,8 @@ class CompositionMethods:
         return sum(counts[name] for name in gates)
 
     def depth(self) -> int:
-        """Layers of operations when each starts as soon as its qubits are free (a global phase
-        takes no layer).
+        """Layers of operations when each starts as soon as its qubits are free (a global phase,
+        and a detector or observable, which acts on no qubit, take no layer).
 
         Examples
         --------
@@ -136,7 +136,7 @@ class CompositionMethods:
         """
         free_at = [0] * self._num_qubits
         for op in self._operations:
-            if op.gate == "gphase":
+            if op.gate == "gphase" or not op.qubits:
                 continue
             layer = 1 + max(free_at[q] for q in op.qubits)
             for q in op.qubits:
