@@ -58,8 +58,9 @@ def random_generator(seed: Any, name: str = "seed") -> np.random.Generator:
     return np.random.default_rng(checked_seed(seed, name))
 
 
-def checked_count(value: Any, name: str) -> int:
-    """``value`` as a positive int (a number of shots, samples, trajectories).
+def checked_count(value: Any, name: str, minimum: int = 1) -> int:
+    """``value`` as an int of at least ``minimum``: a positive int by default (a number of shots,
+    samples, trajectories), a non-negative one with ``minimum=0`` (an allowance, an index).
 
     Examples
     --------
@@ -69,11 +70,14 @@ def checked_count(value: Any, name: str) -> int:
     Traceback (most recent call last):
     ...
     ValueError: shots=0 must be a positive int
+    >>> checked_count(0, "index", minimum=0)
+    0
     """
+    kind = {1: "a positive int", 0: "a non-negative int"}.get(minimum, f"an int >= {minimum}")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}={value!r} must be a positive int; got {type(value).__name__}")
-    if value <= 0:
-        raise ValueError(f"{name}={value!r} must be a positive int")
+        raise TypeError(f"{name}={value!r} must be {kind}; got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name}={value!r} must be {kind}")
     return int(value)
 
 

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.arguments import checked_count, checked_seed
 from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients
@@ -83,10 +84,7 @@ class StabilizerCircuit(SimulatorBase):
 
     def __init__(self, num_qubits: int, max_non_clifford: int = 0) -> None:
         super().__init__(num_qubits)
-        if isinstance(max_non_clifford, bool) or not isinstance(max_non_clifford, numbers.Integral) \
-                or max_non_clifford < 0:
-            raise ValueError(f"max_non_clifford={max_non_clifford!r} must be a non-negative int")
-        self._max_rotations = int(max_non_clifford)
+        self._max_rotations = checked_count(max_non_clifford, "max_non_clifford", minimum=0)
         self._rotations = 0  # non-Clifford Pauli rotations held
         self._compiled: dict[str, Any] = {}  # what results made from the current operations
         self._builder: ProgramBuilder | None = ProgramBuilder()  # None: remade from the operations
@@ -279,9 +277,8 @@ class StabilizerCircuit(SimulatorBase):
         1
         """
         checked = self._written_bits(bits, "observable_include")
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or index < 0:
-            raise ValueError(f"observable_include: index={index!r} must be a non-negative int")
-        self._operations.append(Operation("observable", (), (int(index),), clbits=checked))
+        index = checked_count(index, "observable_include: index", minimum=0)
+        self._operations.append(Operation("observable", (), (index,), clbits=checked))
         self._changed()
         return self
 
@@ -395,8 +392,6 @@ class StabilizerCircuit(SimulatorBase):
         >>> detectors.shape, bool(abs(detectors.mean() - 0.2) < 0.02)
         ((10000, 1), True)
         """
-        from ...numerics.arguments import checked_count, checked_seed
-
         shots = checked_count(shots, "shots")
         checked_seed(seed)
         if self.num_detectors == 0 and self.num_observables == 0:
