@@ -371,11 +371,15 @@ def test_a_hundred_angle_sets_of_one_structure_search_one_path():
     assert (info.path_searches, info.misses, info.hits) == (1, 1, 99)
 
 
-def test_jax_knows_when_it_compiles_and_runs_eager_contractions_compiled():
+def test_jax_knows_when_it_compiles_and_runs_eager_contractions_compiled(monkeypatch):
     """K.compiling() is true only while jax.jit traces (not under eager grad or vmap); an eager
-    contraction runs as one compiled program per plan (not op by op), with the same result."""
+    contraction the host twin does not take runs as one compiled program per plan (not op by op),
+    with the same result."""
     jax = pytest.importorskip("jax")
+    from tyxonq.circuit.contraction import host_route
     from tyxonq.circuit.contraction import plan as plans
+
+    monkeypatch.setattr(host_route, "HOST_ENTRIES", 0)
 
     K = tq.get_backend("jax")
     seen = []

@@ -208,3 +208,59 @@ def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend
         for q in range(n - 1):
             local.ry(q, 0.1 * q).cz(q, q + 1)
         assert not circuit_module._cones_outweigh_state(list(local.operations), ["Z" + "I" * (n - 1)], n)
+
+
+@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, monkeypatch):
+    """Light cones whose bound values nothing tracks contract on NumPy (the backend's host twin),
+    with the same values; a tracked angle, a traced (jit) call or a vmapped observable keep the
+    backend's own arrays, and their gradients."""
+    from tyxonq.circuit.contraction import evaluation
+
+    taken = []
+
+    def spy(*args):
+        twin = host_twin_for(*args)
+        taken.append(twin is not None)
+        return twin
+
+    host_twin_for = evaluation.host_twin_for
+    monkeypatch.setattr(evaluation, "host_twin_for", spy)
+    n, rng = 30, np.random.default_rng(5)
+    angles = rng.uniform(-1, 1, 3 * n)
+
+    def brickwork(theta):
+        c = tq.Circuit(n)
+        for layer in range(3):
+            for q in range(n):
+                c.ry(q, theta[layer * n + q])
+            for q in range(layer % 2, n - 1, 2):
+                c.cz(q, q + 1)
+        return c
+
+    with tq.use_backend("numpy"):
+        expected = brickwork(angles.tolist()).pauli_expectations(["I" * 14 + "XZ" + "I" * 14, "I" * 29 + "Y"])
+        amplitude = brickwork(angles.tolist()).amplitude("0" * n)
+        energy = lambda theta: brickwork(theta).expectation_ps(z=[14, 15])  # noqa: E731
+        _, gradient = tq.value_and_grad(energy)(angles)
+    K = make_backend(backend_name)
+    taken.clear()
+    with tq.use_backend(K):
+        c = brickwork(angles.tolist())
+        values = c.pauli_expectations(["I" * 14 + "XZ" + "I" * 14, "I" * 29 + "Y"])
+        assert K.is_array(values) and taken[0]
+        np.testing.assert_allclose(K.to_numpy(values), expected, atol=1e-12)
+        np.testing.assert_allclose(K.to_numpy(c.amplitude("0" * n)), amplitude, atol=1e-12)
+        taken.clear()
+        _, tracked = tq.value_and_grad(energy)(K.asarray(angles))
+        np.testing.assert_allclose(K.to_numpy(tracked), gradient, atol=1e-10)
+        assert not any(taken)
+        if backend_name == "pytorch":  # observables validated by value: no vmap over them on JAX
+            z = K.asarray(np.diag([1.0, -1.0]).astype(complex))
+            batched = K.vmap(lambda m: c.expectation((m, [14])))(K.stack([z, -z]))
+            np.testing.assert_allclose(K.to_numpy(batched), [1, -1] * K.to_numpy(c.expectation_ps(z=[14])),
+                                       atol=1e-12)
+        else:
+            taken.clear()
+            K.jit(lambda: c.expectation_ps(z=[14]))()
+            assert not any(taken)

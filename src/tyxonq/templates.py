@@ -17,12 +17,6 @@ from .circuit import Circuit
 __all__ = ["hardware_efficient", "hardware_efficient_size", "qaoa", "brickwork", "rotation_ladder"]
 
 
-def _entries(params: Any) -> list[Any]:
-    """The parameters as a list of scalars, split in one call (on PyTorch one ``unbind``, whose
-    backward is one ``stack``, instead of one indexing node per angle)."""
-    return list(params)
-
-
 def hardware_efficient_size(n: int, layers: int, rotations: Sequence[str] = ("ry",)) -> int:
     """Number of parameters of :func:`hardware_efficient`."""
     return n * len(rotations) * (layers + 1)
@@ -40,21 +34,15 @@ def hardware_efficient(n: int, params: Any, layers: int, rotations: Sequence[str
         raise ValueError(f"hardware_efficient({n}, layers={layers}, rotations={tuple(rotations)}) "
                          f"needs {expected} parameters; got {len(params)}")
     circuit = Circuit(n)
-    params = _entries(params)
-    index = 0
-
-    def rotate() -> None:
-        nonlocal index
-        for q in range(n):
-            for rotation in rotations:
-                getattr(circuit, rotation)(q, params[index])
-                index += 1
-
-    rotate()
-    for _ in range(layers):
-        for q in range(n - 1):
-            getattr(circuit, entangler)(q, q + 1)
-        rotate()
+    qubits = range(n)
+    per_layer = n * len(rotations)
+    pairs = [(q, q + 1) for q in range(n - 1)]
+    for layer in range(layers + 1):
+        if layer:
+            circuit.layer(entangler, pairs)
+        block = params[layer * per_layer:(layer + 1) * per_layer]
+        for r, rotation in enumerate(rotations):  # qubit q's angle for rotation r: block[q * R + r]
+            circuit.layer(rotation, qubits, block[r::len(rotations)])
     return circuit
 
 
@@ -64,14 +52,12 @@ def qaoa(graph: Any, gammas: Sequence[Any], betas: Sequence[Any]) -> Circuit:
     if len(gammas) != len(betas):
         raise ValueError(f"gammas and betas need the same length; got {len(gammas)} and {len(betas)}")
     n = graph.number_of_nodes()
-    circuit = Circuit(n)
-    for q in range(n):
-        circuit.h(q)
+    circuit = Circuit(n).layer("h", range(n))
+    edges = list(graph.edges)
+    weights = [graph.edges[a, b].get("weight", 1.0) for a, b in edges]
     for gamma, beta in zip(gammas, betas):
-        for a, b in graph.edges:
-            circuit.rzz(a, b, gamma * graph.edges[a, b].get("weight", 1.0))
-        for q in range(n):
-            circuit.rx(q, 2 * beta)
+        circuit.layer("rzz", edges, [gamma * w for w in weights])
+        circuit.layer("rx", range(n), [2 * beta] * n)
     return circuit
 
 
@@ -87,13 +73,9 @@ def brickwork(n: int, params: Any, depth: int, window: tuple[int, int] | None = 
         raise ValueError(f"brickwork({n}, depth={depth}) needs {n * depth} parameters; got {len(params)}")
     low, high = (0, n - 1) if window is None else window
     circuit = Circuit(high - low + 1)
-    params = _entries(params)
     for layer in range(depth):
-        for q in range(low, high + 1):
-            circuit.ry(q - low, params[layer * n + q])
-        for q in range(layer % 2, n - 1, 2):
-            if low <= q and q + 1 <= high:
-                circuit.cz(q - low, q + 1 - low)
+        circuit.layer("ry", range(high - low + 1), params[layer * n + low:layer * n + high + 1])
+        circuit.layer("cz", [(q - low, q + 1 - low) for q in range(layer % 2, n - 1, 2) if low <= q < high])
     return circuit
 
 
@@ -104,11 +86,8 @@ def rotation_ladder(n: int, params: Any, layers: int) -> Circuit:
         raise ValueError(f"rotation_ladder({n}, layers={layers}) needs {2 * n * layers} parameters; "
                          f"got {len(params)}")
     circuit = Circuit(n)
-    params = _entries(params)
+    pairs = [(q, q + 1) for q in range(n - 1)]
     for layer in range(layers):
-        for q in range(n):
-            index = 2 * (layer * n + q)
-            circuit.rx(q, params[index]).rz(q, params[index + 1])
-        for q in range(n - 1):
-            circuit.cx(q, q + 1)
+        block = params[2 * n * layer:2 * n * (layer + 1)]
+        circuit.layer("rx", range(n), block[0::2]).layer("rz", range(n), block[1::2]).layer("cx", pairs)
     return circuit

@@ -37,6 +37,7 @@ from .operations.drawing import draw as draw_circuit
 from .operations.dynamic_methods import DynamicMethods
 from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
+from .operations.layer_methods import LayerMethods
 from .operations.operation import (
     Operation,
     clbits_used,
@@ -74,7 +75,8 @@ def simulator_class(name: str) -> type:
     return _SIMULATORS[name]
 
 
-class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMethods, InterchangeMethods):
+class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, CompositionMethods,
+                    InterchangeMethods):
     """Operations on ``num_qubits`` qubits, checked as they are added."""
 
     _inputs: Any = None
@@ -194,6 +196,12 @@ class SimulatorBase(GateMethods, ChannelMethods, DynamicMethods, CompositionMeth
             self._operations.append(Operation(gate, qubits, params, condition=self._condition))
             self._dynamic_count += 1
         return self
+
+    def _extend(self, operations: list[Operation]) -> None:
+        """Append checked gate operations (a :meth:`layer`)."""
+        self._operations.extend(operations)
+        if self._condition is not None:
+            self._dynamic_count += len(operations)
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
         from ..operators.channels import Channel

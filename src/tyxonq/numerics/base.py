@@ -195,6 +195,11 @@ class BackendBase:
         backend of the same precision for arrays in host memory, else this backend."""
         return self
 
+    def host_readable(self, x: Any) -> bool:
+        """Whether :meth:`host_twin` may compute with ``x``'s value in its place: nothing tracks
+        or traces it and it lies in host memory (a number always is)."""
+        return not self.needs_gradient(x)
+
     def dtype_of(self, x: Any) -> Any:
         raise NotImplementedError
 

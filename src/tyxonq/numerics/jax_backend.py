@@ -208,6 +208,12 @@ class JaxBackend(ArrayModuleBackend):
         and what is computed from it must stay a JAX array."""
         return isinstance(x, self.jax.core.Tracer)
 
+    def host_readable(self, x: Any) -> bool:
+        """Whether ``x`` is a number or a concrete array on the CPU (not traced)."""
+        if isinstance(x, self.jax.core.Tracer):
+            return False
+        return not isinstance(x, self.jax.Array) or all(d.platform == "cpu" for d in x.devices())
+
     def readable_scalar(self, x: Any) -> Any:
         """The Python number a one-element array holds, or ``None`` for a traced value."""
         if isinstance(x, self.jax.core.Tracer):

@@ -629,6 +629,14 @@ class PyTorchBackend(BackendBase):
         """Whether ``x`` is a tensor autograd tracks (see :meth:`records_gradients`)."""
         return isinstance(x, self.torch.Tensor) and x.requires_grad
 
+    def host_readable(self, x: Any) -> bool:
+        """Whether ``x`` is a number or a CPU tensor that autograd does not track and no
+        ``torch.func`` transform wraps (NumPy reads it without a copy)."""
+        if not isinstance(x, self.torch.Tensor):
+            return True
+        return (not x.requires_grad and x.device.type == "cpu"
+                and not self.torch._C._functorch.is_functorch_wrapped_tensor(x))  # noqa: SLF001
+
     def gradient_node(self, compute: Callable[[np.ndarray], tuple[Any, Any]],
                       inputs: list[Any], shape: tuple[int, ...] = ()) -> Any:
         """``compute(values)``'s value, whose derivative with respect to ``inputs`` (real scalar

@@ -38,6 +38,7 @@ from .binding import Binder, piece_extraction, resolved
 from .distribution import shared_work
 from .execution import run_contraction, run_plan
 from .executor import CompiledContraction
+from .host_route import host_twin_for
 from .network import operation_form
 from .plan import NetworkPlan, Plan
 from .rehearsal import placeholder, record, rehearsing
@@ -157,7 +158,11 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
 def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                 requests: Sequence[Request]) -> list[Any]:
-    """Every (unsliced) request's result, requests that share a plan contracted together."""
+    """Every (unsliced) request's result, requests that share a plan contracted together (on the
+    host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`)."""
+    if (host := host_twin_for(K, operations, inputs, requests)) is not None:
+        twin, host_inputs, host_requests = host
+        return [K.asarray(result) for result in _contracted(twin, operations, host_inputs, host_requests)]
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
     for plan, members in _batches(K, requests, _forward_entries):
@@ -212,6 +217,9 @@ def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: A
 
 def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
              requests: Sequence[Request]) -> Any:
+    if (host := host_twin_for(K, operations, inputs, requests)) is not None:
+        twin, host_inputs, host_requests = host
+        return K.asarray(_scalars(twin, operations, host_inputs, host_requests))
     binder = Binder(K, operations, inputs)
     pieces, order = [], []
     for plan, members in _batches(K, requests, _forward_entries):

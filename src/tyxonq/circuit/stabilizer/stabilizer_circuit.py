@@ -156,14 +156,15 @@ class StabilizerCircuit(SimulatorBase):
         return model.apply(self)
 
     # -- building ------------------------------------------------------------------------------
-    def _changed(self, rebuild: bool = False) -> None:
+    def _changed(self, rebuild: bool = False, added: int = 1) -> None:
         """Forget what results made; with ``rebuild``, the program too (operations were placed
-        elsewhere than at the end), else write the last operation into it."""
+        elsewhere than at the end), else write the last ``added`` operations into it."""
         self._compiled = {}
         if rebuild or self._rotations:  # a circuit with non-Clifford rotations has no stim program
             self._builder = None
         elif self._builder is not None:
-            self._builder.add(self._operations[-1])
+            for op in self._operations[len(self._operations) - added:]:
+                self._builder.add(op)
 
     def _checked_last(self) -> None:
         try:
@@ -199,6 +200,14 @@ class StabilizerCircuit(SimulatorBase):
             self._checked_last()
         self._changed()
         return self
+
+    def _extend(self, operations: list[Operation]) -> None:
+        held = self._rotations
+        for op in operations:
+            held += self._rotations_of(op, held)
+        self._rotations = held
+        super()._extend(operations)
+        self._changed(added=len(operations))
 
     def _add_channel(self, channel: Any, qubits: tuple) -> StabilizerCircuit:
         super()._add_channel(channel, qubits)
