@@ -161,8 +161,8 @@ def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     """Every (unsliced) request's result, requests that share a plan contracted together (on the
     host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`)."""
     if (host := host_twin_for(K, operations, inputs, requests)) is not None:
-        twin, host_inputs, host_requests = host
-        return [K.asarray(result) for result in _contracted(twin, operations, host_inputs, host_requests)]
+        twin, host_operations, host_inputs, host_requests = host
+        return [K.asarray(result) for result in _contracted(twin, host_operations, host_inputs, host_requests)]
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
     for plan, members in _batches(K, requests, _forward_entries):
@@ -218,8 +218,8 @@ def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: A
 def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
              requests: Sequence[Request]) -> Any:
     if (host := host_twin_for(K, operations, inputs, requests)) is not None:
-        twin, host_inputs, host_requests = host
-        return K.asarray(_scalars(twin, operations, host_inputs, host_requests))
+        twin, host_operations, host_inputs, host_requests = host
+        return K.asarray(_scalars(twin, host_operations, host_inputs, host_requests))
     binder = Binder(K, operations, inputs)
     pieces, order = [], []
     for plan, members in _batches(K, requests, _forward_entries):

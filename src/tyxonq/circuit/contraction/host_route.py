@@ -28,21 +28,30 @@ HOST_ENTRIES = 2 ** 18
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                  requests: Sequence[Any]) -> tuple[ArrayBackend, Any, list[Any]] | None:
-    """``(twin, inputs, requests)`` with every bound value moved to the host twin, when the
-    contraction should run there; ``None`` when it runs on ``K`` itself."""
+                  requests: Sequence[Any]) -> tuple[ArrayBackend, list[Operation], Any, list[Any]] | None:
+    """``(twin, operations, inputs, requests)`` with every bound value moved to the host twin
+    (angles held as backend scalars read in one transfer and made floats), when the contraction
+    should run there; ``None`` when it runs on ``K`` itself."""
     twin = K.host_twin()
     if twin is K or K.compiling():
         return None
     if any(request.network_plan.plan.largest_tensor_size > HOST_ENTRIES for request in requests):
         return None
     readable = K.host_readable
-    for op in operations:
+    arrays = []  # (operation, parameter) positions of angles held as backend scalars
+    for index, op in enumerate(operations):
         if op.channel is not None and not readable(op.channel.operators):
             return None
-        for value in op.params:
-            if type(value) is not float and not readable(value):
+        if op.gate == "unitary":
+            if not readable(op.params[0]):
                 return None
+            continue
+        for position, value in enumerate(op.params):
+            if type(value) is not float:
+                if not readable(value):
+                    return None
+                if K.is_array(value):
+                    arrays.append((index, position))
     if inputs is not None and not readable(inputs):
         return None
     moved: dict[int, Any] = {}
@@ -56,4 +65,19 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
         if not all(readable(operator) for operator in request.operators):
             return None
     host_requests = [replace(request, operators=[host(o) for o in request.operators]) for request in requests]
-    return twin, None if inputs is None else host(inputs), host_requests
+    return twin, _float_angles(K, operations, arrays), None if inputs is None else host(inputs), host_requests
+
+
+def _float_angles(K: ArrayBackend, operations: Sequence[Operation],
+                  arrays: list[tuple[int, int]]) -> Sequence[Operation]:
+    """``operations`` with the angles at ``arrays`` (backend scalars) as floats, read in one
+    stack and one transfer instead of one conversion per angle."""
+    if not arrays:
+        return operations
+    values = K.to_numpy(K.stack([operations[i].params[j] for i, j in arrays])).tolist()  # angles: 0-d
+    changed = list(operations)
+    for (index, position), value in zip(arrays, values):
+        op = changed[index]
+        params = op.params[:position] + (float(value),) + op.params[position + 1:]
+        changed[index] = Operation(op.gate, op.qubits, params, op.dagger, op.channel, op.clbits, op.condition)
+    return changed
