@@ -328,8 +328,9 @@ class Circuit(CircuitBase):
             return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable))
         K = get_backend()
         state = self.state()
-        value = K.sum(K.conj(state) * apply_observable(K, state))
-        return K.real(value) if hermitian else value
+        if hermitian:
+            return K.hermitian_expectation(state, lambda vector: apply_observable(K, vector))
+        return K.sum(K.conj(state) * apply_observable(K, state))
 
     def matrix(self) -> Any:
         """The circuit's unitary, ``2**n x 2**n`` (row = output basis index)."""

@@ -195,6 +195,20 @@ class BackendBase:
         backend of the same precision for arrays in host memory, else this backend."""
         return self
 
+    def hermitian_expectation(self, state: Any, apply: Callable[[Any], Any]) -> Any:
+        """``Re <state|O|state>`` for a Hermitian ``O`` given by its action ``apply(state)``
+        (linear). Backends with a cheaper derivative override it: the derivative is
+        ``2 Re <d state|O|state>``, from the ``O|state>`` the value already computed.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> K = tq.get_backend("numpy")
+        >>> round(float(K.hermitian_expectation(np.array([0.6, 0.8j]), lambda s: s * np.array([1, -1]))), 12)
+        -0.28
+        """
+        return self.real(self.sum(self.conj(state) * apply(state)))
+
     def host_readable(self, x: Any) -> bool:
         """Whether :meth:`host_twin` may compute with ``x``'s value in its place: nothing tracks
         or traces it and it lies in host memory (a number always is)."""

@@ -208,6 +208,27 @@ class JaxBackend(ArrayModuleBackend):
         and what is computed from it must stay a JAX array."""
         return isinstance(x, self.jax.core.Tracer)
 
+    def hermitian_expectation(self, state: Any, apply: Callable[[Any], Any]) -> Any:
+        """``Re <state|O|state>`` as a ``jax.custom_vjp``: the reverse pass reuses the forward
+        pass's ``O|state>`` (cotangent ``2 conj(O|state>)``) instead of differentiating through
+        ``apply`` (a 14-qubit Heisenberg energy and gradient under ``jit``: 2.6 -> 1.5 ms).
+        Second derivatives (``jax.hessian``) still work: the rules are JAX code."""
+        jax, jnp = self.jax, self.jax.numpy
+
+        @jax.custom_vjp
+        def form(vector: Any) -> Any:
+            return jnp.real(jnp.sum(jnp.conj(vector) * apply(vector)))
+
+        def forward(vector: Any) -> tuple[Any, Any]:
+            applied = apply(vector)
+            return jnp.real(jnp.sum(jnp.conj(vector) * applied)), applied
+
+        def backward(applied: Any, cotangent: Any) -> tuple[Any]:
+            return (2 * cotangent * jnp.conj(applied),)
+
+        form.defvjp(forward, backward)
+        return form(state)
+
     def host_readable(self, x: Any) -> bool:
         """Whether ``x`` is a number or a concrete array on the CPU (not traced)."""
         if isinstance(x, self.jax.core.Tracer):

@@ -162,7 +162,8 @@ def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`)."""
     if (host := host_twin_for(K, operations, inputs, requests)) is not None:
         twin, host_operations, host_inputs, host_requests = host
-        return [K.asarray(result) for result in _contracted(twin, host_operations, host_inputs, host_requests)]
+        results = _contracted(twin, host_operations, host_inputs, host_requests)
+        return [K.asarray(result) for result in results]
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
     for plan, members in _batches(K, requests, _forward_entries):
