@@ -79,5 +79,5 @@ def _float_angles(K: ArrayBackend, operations: Sequence[Operation],
     for (index, position), value in zip(arrays, values):
         op = changed[index]
         params = op.params[:position] + (float(value),) + op.params[position + 1:]
-        changed[index] = Operation(op.gate, op.qubits, params, op.dagger, op.channel, op.clbits, op.condition)
+        changed[index] = op.with_params(params)
     return changed

@@ -20,7 +20,6 @@ Kraus operators, a complex result) is differentiated by plain autograd through t
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -81,7 +80,7 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
             params = list(traced[k].params)
             params[j] = Dual(value, gradient)
             op = traced[k]
-            traced[k] = replace(op, params=tuple(params))
+            traced[k] = op.with_params(tuple(params))
         with use_backend(backend), gradient_method(method):
             return _value_and_jacobian(evaluate(circuit.with_operations(traced)), len(slots))
 

@@ -14,7 +14,6 @@ numbers returns a Dual whose gradient is ``sum_k dE/dθ_k · dθ_k/dparams``.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -38,7 +37,7 @@ _FOUR_TERM = ((math.sqrt(2) + 1) / (4 * math.sqrt(2)), (math.sqrt(2) - 1) / (4 *
 
 def plain_operations(operations: list[Operation]) -> list[Operation]:
     """The operations with every traced angle replaced by its value."""
-    return [replace(op, params=tuple(p.value if isinstance(p, Dual) else p for p in op.params))
+    return [op.with_params(tuple(p.value if isinstance(p, Dual) else p for p in op.params))
             if op.params else op for op in operations]
 
 
@@ -204,7 +203,7 @@ def _shift_rule(plain: Any, slots: list, evaluate: Callable[[Any], Any]) -> list
             params = list(op.params)
             params[j] = params[j] + delta
             changed = list(operations)
-            changed[k] = replace(op, params=tuple(params))
+            changed[k] = op.with_params(tuple(params))
             return evaluate(plain.with_operations(changed))
 
         half = math.pi / 2

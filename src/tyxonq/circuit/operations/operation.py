@@ -67,6 +67,9 @@ class Condition:
         return tuple((self.value >> i) & 1 for i in range(len(self.bits)))
 
 
+_new = object.__new__
+
+
 @dataclass(frozen=True, init=False)
 class Operation:
     """A gate on qubits with its parameters; ``dagger`` marks the adjoint (from ``inverse``).
@@ -104,6 +107,21 @@ class Operation:
         set_field(self, "condition", condition)
         if clbits:
             set_field(self, "clbits", clbits)
+
+    def with_params(self, params: tuple[Any, ...]) -> Operation:
+        """This operation with other parameter values (the same structure), made without
+        ``dataclasses.replace``'s field walk: traced and host angles swap values on every call.
+
+        Examples
+        --------
+        >>> Operation("ry", (0,), (0.1,)).with_params((0.2,)).params
+        (0.2,)
+        """
+        op = _new(Operation)
+        fields = op.__dict__
+        fields.update(self.__dict__)
+        fields["params"] = params
+        return op
 
     @property
     def is_channel(self) -> bool:
