@@ -37,7 +37,11 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
         return None
     if any(request.network_plan.plan.largest_tensor_size > HOST_ENTRIES for request in requests):
         return None
-    readable = K.host_readable
+    def readable(value: Any) -> bool:  # Kraus operators may come as a list of arrays
+        if isinstance(value, (list, tuple)):
+            return all(map(readable, value))
+        return K.host_readable(value)
+
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
     for index, op in enumerate(operations):
         if op.channel is not None and not readable(op.channel.operators):

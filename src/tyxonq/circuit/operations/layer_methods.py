@@ -76,9 +76,11 @@ class LayerMethods:
             raise ValueError("layer: append unitaries one by one with unitary(*qubits, matrix=U)")
         try:
             spec = GATES[gate]
-        except KeyError:
+        except (KeyError, TypeError):
+            spec = None
+        if spec is None or not spec.num_qubits:
             raise ValueError(f"layer: unknown gate {gate!r}; expected one of the gate methods' names "
-                             "(ry, cz, rzz, ...)") from None
+                             "(ry, cz, rzz, ...)")
         rows = self._layer_qubits(gate, qubits, spec.num_qubits)
         values = self._layer_params(gate, params, len(rows), spec.param_names)
         condition = self._condition
