@@ -27,15 +27,14 @@ import tyxonq as tq
 
 
 def tfim_energy(K, n: int, layers: int):
-    def energy(params):
+    pairs = [(q, q + 1) for q in range(n - 1)]
+
+    def energy(params):  # params[2 * (layer * n + q)]: qubit q's RY angle, the next its RZ angle
         c = tq.Circuit(n)
-        index = 0
-        for _ in range(layers):
-            for q in range(n):
-                c.ry(q, params[index]).rz(q, params[index + 1])
-                index += 2
-            for q in range(n - 1):
-                c.cx(q, q + 1)
+        for layer in range(layers):
+            block = params[2 * n * layer:2 * n * (layer + 1)]
+            # one call per layer of gates: c.layer(gate, qubits, angles) checks the layer at once
+            c.layer("ry", range(n), block[0::2]).layer("rz", range(n), block[1::2]).layer("cx", pairs)
         return c.expectation(hamiltonian)  # the state once, every term applied to it
 
     hamiltonian = tq.hamiltonians.tfim(n)
