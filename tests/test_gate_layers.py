@@ -156,3 +156,56 @@ def test_templates_are_built_from_layers_with_the_same_states():
             ops += [("rx", (q,), (params[index],)), ("rz", (q,), (params[index + 1],))]
         ops += [("cx", (q, q + 1), ()) for q in range(n - 1)]
     np.testing.assert_allclose(tq.get_backend().to_numpy(ladder.state()), reference_state(n, ops), atol=1e-12)
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+def test_with_parameters_is_the_rebuilt_circuit_and_keeps_the_plans(backend_name):
+    """``c.with_parameters(values)``: the same operations as building the circuit again with
+    ``values`` (values, gradients), the structure key handed on, and a key that moves on as soon
+    as a gate is added (no stale plan)."""
+    n, rng = 8, np.random.default_rng(6)
+    first, second = rng.uniform(-1, 1, (2, n * 3))  # one rotation: angles in operation order
+    base = tq.templates.hardware_efficient(n, first, 2).barrier()
+    moved = base.with_parameters(second)
+    rebuilt = tq.templates.hardware_efficient(n, second, 2)
+    assert moved.operations == rebuilt.operations and base.parameters() == first.tolist()
+    assert moved.structure_key() == base.structure_key() and moved.draw().count("░") == n  # barrier kept
+    np.testing.assert_allclose(tq.get_backend().to_numpy(moved.state()), reference_state(
+        n, [(op.gate, op.qubits, op.params) for op in rebuilt.operations]), atol=1e-12)
+    grown = moved.with_parameters(second).cz(0, 5)
+    assert grown.structure_key() != base.structure_key()
+    expected = rebuilt.copy().cz(0, 5)
+    np.testing.assert_allclose(float(grown.expectation_ps(x=[0], z=[5])),
+                               float(expected.expectation_ps(x=[0], z=[5])), atol=1e-12)
+
+    def energy(theta):
+        return base.with_parameters(theta).expectation_ps(x=[2], z=[3])
+
+    with tq.use_backend("numpy"):
+        _, gradient = tq.value_and_grad(lambda t: tq.templates.hardware_efficient(
+            n, t, 2).expectation_ps(x=[2], z=[3]))(second)
+    K = make_backend(backend_name)
+    with tq.use_backend(K):
+        _, got = tq.value_and_grad(energy)(K.asarray(second))
+        np.testing.assert_allclose(K.to_numpy(got), gradient, atol=1e-10)
+        if backend_name == "jax":
+            _, jitted = K.jit(tq.value_and_grad(energy))(K.asarray(second))
+            np.testing.assert_allclose(K.to_numpy(jitted), gradient, atol=1e-10)
+
+
+def test_with_parameters_on_every_simulator_and_its_refusals():
+    noisy = tq.DMCircuit(2).ry(0, 0.1).depolarizing(0, p=0.1).cx(0, 1)
+    expected = tq.DMCircuit(2).ry(0, 0.7).depolarizing(0, p=0.1).cx(0, 1)
+    np.testing.assert_allclose(tq.get_backend().to_numpy(noisy.with_parameters([0.7]).state()),
+                               tq.get_backend().to_numpy(expected.state()), atol=1e-12)
+    mps = tq.MPSCircuit(3).u(0, 0.1, 0.2, 0.3).rzz(0, 1, 0.4)
+    assert mps.with_parameters([1.0, 2.0, 3.0, 4.0]).parameters() == [1.0, 2.0, 3.0, 4.0]
+    clifford = tq.StabilizerCircuit(2).h(0).rz(0, np.pi / 2)
+    assert clifford.with_parameters([np.pi]).operations[-1].params == (np.pi,)
+    with pytest.raises(tq.NonCliffordError):
+        clifford.with_parameters([0.3])
+    c = tq.Circuit(2).rx(0, 0.1).ry(1, 0.2)
+    for values, message in [([0.1], r"shape \(1,\) for 2"), ([0.1, np.nan], "not finite"),
+                            (np.array([0.1, 1j]), "real"), ("ab", "must be a real number")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            c.with_parameters(values)

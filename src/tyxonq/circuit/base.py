@@ -80,6 +80,22 @@ class CircuitBase(SimulatorBase):
         return (self._num_qubits, self.inputs_kind(),
                 tuple(op.structure for op in self._operations))
 
+    def structure_key(self) -> int:
+        """The :func:`~tyxonq.circuit.contraction.plan.structure_token` of :meth:`structure`,
+        kept while the operations are the same list of the same length (gates are only ever
+        added; :meth:`with_operations` makes a new list) and handed on by
+        :meth:`with_parameters`, so a circuit re-run with new angles skips hashing its structure."""
+        kept = self.__dict__.get("_structure_key")
+        if kept is not None and kept[0] is self._operations and kept[1] == len(self._operations):
+            return kept[2]
+        token = structure_token(self.structure())
+        self._structure_key = (self._operations, len(self._operations), token)
+        return token
+
+    def _same_structure(self, other: CircuitBase) -> None:
+        """Hand this circuit's structure key to ``other`` (the same structure)."""
+        other._structure_key = (other._operations, len(other._operations), self.structure_key())
+
     # -- evaluation --------------------------------------------------------------------------
     def _basis_route(self) -> BasisState | None:
         """The final basis state when every gate keeps the input basis state one
@@ -116,7 +132,7 @@ class CircuitBase(SimulatorBase):
         if self._lanes() is not None:
             raise LanesError(f"{what} of a batch of circuits (only state-vector results are batched)")
         K = get_backend()
-        token = structure_token(self.structure()) if token is None else token
+        token = self.structure_key() if token is None else token
         # a compiled program reuses the plan and already spends seconds compiling: there a
         # longer path search pays off (eager calls, even on JAX, get the quick one)
         plan = get_plan(request + (token,), make_network, K.capabilities.max_ndim,
@@ -254,7 +270,7 @@ class CircuitBase(SimulatorBase):
         """One contraction per Pauli string (none for an identity string); the plans of a list of
         strings are looked up at once after the first call."""
         K = get_backend()
-        token = structure_token(self.structure())
+        token = self.structure_key()
         factors = [term for term in pauli_factors(tuple(strings)) if term]
 
         def plan_each() -> tuple[NetworkPlan, ...]:

@@ -19,7 +19,6 @@ from ..operators.state_expectation import apply_pauli_string, apply_pauli_sum, s
 from .base import LIGHT_CONE_HINT, CircuitBase
 from .contraction.lightcone import light_cone
 from .contraction.network import amplitude_network, matrix_network, state_network
-from .contraction.plan import structure_token
 from .contraction.rehearsal import placeholder, record, rehearsing
 from .differentiation.node import expectation_node, recorded_angles
 from .statevector.lanes import lane_state, stacks_states
@@ -207,7 +206,7 @@ class Circuit(CircuitBase):
         if n > DENSE_QUBITS or self._is_traced() or self.is_noisy() \
                 or not fits_in_memory(get_backend(), 2 ** n):
             return None
-        key = (structure_token(self.structure()), tuple(strings))
+        key = (self.structure_key(), tuple(strings))
         use_state = _STATE_ROUTE.get(key)
         if use_state is None:
             if len(_STATE_ROUTE) >= _STATE_ROUTE_ENTRIES:

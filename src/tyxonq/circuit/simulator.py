@@ -37,7 +37,7 @@ from .operations.drawing import draw as draw_circuit
 from .operations.dynamic_methods import DynamicMethods
 from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
-from .operations.layer_methods import LayerMethods
+from .operations.layer_methods import LayerMethods, checked_angles
 from .operations.operation import (
     Operation,
     clbits_used,
@@ -220,9 +220,11 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         self._channel_count += 1
         return self
 
-    def with_operations(self, operations: list[Operation]) -> SimulatorBase:
+    def with_operations(self, operations: list[Operation], same_kinds: bool = False) -> SimulatorBase:
         """A circuit with the same qubits, inputs and readout and the given operations (barriers
-        are not kept: they belong to the operations they stood between).
+        are not kept: they belong to the operations they stood between). ``same_kinds``: the
+        operations are this circuit's with other angles, so its counts (channels, dynamic
+        operations, classical bits) hold as they are.
 
         Examples
         --------
@@ -234,11 +236,60 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = list(operations)
-        duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
-        duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
-        duplicate._num_clbits = max(self._num_clbits, clbits_used(duplicate._operations))
+        if not same_kinds:
+            duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
+            duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
+            duplicate._num_clbits = max(self._num_clbits, clbits_used(duplicate._operations))
         duplicate._barriers = []  # markers belong to the operations they stood between
         return duplicate
+
+    def parameters(self) -> list[Any]:
+        """The real gate angles in operation order (what :meth:`with_parameters` takes; a
+        ``unitary``'s matrix is not one): ``num_parameters`` entries.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.Circuit(2).rx(0, 0.1).cx(0, 1).u(1, 0.2, 0.3, 0.4).parameters()
+        [0.1, 0.2, 0.3, 0.4]
+        """
+        return [value for op in self._operations if op.gate != "unitary" for value in op.params]
+
+    def with_parameters(self, values: Any) -> SimulatorBase:
+        """The same circuit with new angles: ``values`` holds :attr:`num_parameters` of them in
+        operation order (:meth:`parameters`), as numbers, a NumPy array or one backend array (a
+        gradient-tracked tensor: the gradient reaches it).
+
+        Plan once, call many: the new circuit shares this one's structure key, so its results
+        reuse every plan without hashing the structure again, and no gate is validated again but
+        for the angles themselves (checked at once). What a loop over parameter values (an
+        optimiser, a scan) should call instead of rebuilding the circuit.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> c = tq.Circuit(2).ry(0, 0.0).cx(0, 1).ry(1, 0.0)
+        >>> moved = c.with_parameters(np.array([0.5, 0.25]))
+        >>> moved.parameters(), len(c.operations) == len(moved.operations)
+        ([0.5, 0.25], True)
+        """
+        count = sum(len(op.params) for op in self._operations if op.gate != "unitary")
+        rows = iter(checked_angles("with_parameters", values, count, ("angle",)))  # 1-tuples
+        operations = []
+        append = operations.append
+        for op in self._operations:
+            size = len(op.params)
+            if not size or op.gate == "unitary":
+                append(op)
+            else:
+                append(op.with_params(next(rows) if size == 1 else tuple(next(rows)[0] for _ in range(size))))
+        moved = self.with_operations(operations, same_kinds=True)
+        moved._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
+        self._same_structure(moved)
+        return moved
+
+    def _same_structure(self, other: SimulatorBase) -> None:
+        """Hand what plans depend on to ``other``, a circuit of the same structure (a hook)."""
 
     def _is_traced(self) -> bool:
         return any(isinstance(p, Dual) for op in self._operations for p in op.params)

@@ -17,7 +17,7 @@ from ...numerics import get_backend
 from .gates import GATES
 from .operation import Operation, validate_angle
 
-__all__ = ["LayerMethods"]
+__all__ = ["LayerMethods", "checked_angles"]
 
 _NUMBERS = (int, float, np.integer, np.floating)
 
@@ -82,7 +82,7 @@ class LayerMethods:
             raise ValueError(f"layer: unknown gate {gate!r}; expected one of the gate methods' names "
                              "(ry, cz, rzz, ...)")
         rows = self._layer_qubits(gate, qubits, spec.num_qubits)
-        values = self._layer_params(gate, params, len(rows), spec.param_names)
+        values = checked_angles(f"layer({gate!r})", params, len(rows), spec.param_names)
         condition = self._condition
         operations: list[Operation] = []
         append = operations.append
@@ -128,65 +128,66 @@ class LayerMethods:
                                  "qubit; each must be distinct")
         return [tuple(row) for row in array.tolist()]
 
-    def _layer_params(self, gate: str, params: Any, count: int, names: tuple[str, ...]) -> list[tuple]:
-        """One tuple of angles per gate of a layer, checked at once."""
-        p = len(names)
-        if not p:
-            if params is not None:
-                raise ValueError(f"layer({gate!r}): {gate} has no parameters; got params")
-            return [()] * count
-        if params is None:
-            raise TypeError(f"layer({gate!r}): give params, {count} x {p} angle(s) ({', '.join(names)})")
-        expected = (count,) if p == 1 else (count, p)
-        if isinstance(params, (list, tuple)) and not all(map(_plain, params)):
-            return self._layer_entries(gate, list(params), count, p, names)  # traced values, tensors
-        if isinstance(params, (np.ndarray, list, tuple)):
-            array = np.asarray(params)
-            if array.dtype.kind == "O":
-                return self._layer_entries(gate, list(params), count, p, names)
-            if array.dtype.kind not in "iuf":
-                raise TypeError(f"layer({gate!r}): params must be real numbers; got {array.dtype} values")
-            self._check_shape(gate, array.shape, expected)
-            array = array.astype(np.float64, copy=False)
-            if not np.isfinite(array).all():
-                raise ValueError(f"layer({gate!r}): params hold a value that is not finite; "
-                                 "expected real angles")
-            return [tuple(row) for row in array.reshape(count, p).tolist()]
-        K = get_backend()
-        if not K.is_array(params):  # batched lanes, or any other sequence: entry by entry
-            return self._layer_entries(gate, list(params), count, p, names)
-        self._check_shape(gate, tuple(K.shape(params)), expected)
-        if not K.is_floating(params):
-            raise TypeError(f"layer({gate!r}): params must be a real floating array; got dtype "
-                            f"{K.dtype_of(params)}")
-        if K.host_readable(values := K.detach(params)):  # a traced array has no values to check
-            host = np.asarray(K.to_numpy(values), dtype=np.float64)
-            if not np.isfinite(host).all():
-                raise ValueError(f"layer({gate!r}): params hold a value that is not finite; "
-                                 "expected real angles")
-        if p == 1 and len(K.shape(params)) == 2:
-            params = K.reshape(params, (count,))
-        entries = list(params)  # one split (torch: unbind) rather than one index per angle
-        return [(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]
-
-    def _layer_entries(self, gate: str, entries: list, count: int, p: int,
-                       names: tuple[str, ...]) -> list[tuple]:
-        """Angles that are not one array (traced values, backend scalars in a list), checked one
-        by one as the gate methods check them."""
-        if len(entries) != count:
-            raise ValueError(f"layer({gate!r}): {len(entries)} parameter entries for {count} gates")
-        rows = [(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]
-        for row in rows:
-            if len(row) != p:
-                raise ValueError(f"layer({gate!r}): each gate takes {p} angle(s) ({', '.join(names)})")
-        return [tuple(validate_angle(value, gate, name) for value, name in zip(row, names)) for row in rows]
-
-    @staticmethod
-    def _check_shape(gate: str, shape: tuple, expected: tuple) -> None:
-        if shape != expected and not (len(expected) == 1 and shape == expected + (1,)):
-            raise ValueError(f"layer({gate!r}): params of shape {shape} for {expected[0]} gate(s); expected "
-                             f"shape {expected}")
-
     def _extend(self, operations: list[Operation]) -> None:  # pragma: no cover - the circuit's
         raise NotImplementedError
 
+
+def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) -> list[tuple]:
+    """One tuple of ``len(names)`` angles for each of ``count`` gates, checked at once (``where``
+    names the call in messages): numbers, a NumPy array, or one backend array split in one call."""
+    p = len(names)
+    if not p:
+        if params is not None:
+            raise ValueError(f"{where}: the gate has no parameters; got params")
+        return [()] * count
+    if params is None:
+        raise TypeError(f"{where}: give params, {count} x {p} angle(s) ({', '.join(names)})")
+    expected = (count,) if p == 1 else (count, p)
+    if isinstance(params, (list, tuple)) and not all(map(_plain, params)):
+        return _entries(where, list(params), count, p, names)  # traced values, tensors
+    if isinstance(params, (np.ndarray, list, tuple)):
+        array = np.asarray(params)
+        if array.dtype.kind == "O":
+            return _entries(where, list(params), count, p, names)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{where}: params must be real numbers; got {array.dtype} values")
+        _check_shape(where, array.shape, expected)
+        array = array.astype(np.float64, copy=False)
+        if not np.isfinite(array).all():
+            raise ValueError(f"{where}: params hold a value that is not finite; "
+                             "expected real angles")
+        return [tuple(row) for row in array.reshape(count, p).tolist()]
+    K = get_backend()
+    if not K.is_array(params):  # batched lanes, or any other sequence: entry by entry
+        return _entries(where, list(params), count, p, names)
+    _check_shape(where, tuple(K.shape(params)), expected)
+    if not K.is_floating(params):
+        raise TypeError(f"{where}: params must be a real floating array; got dtype "
+                        f"{K.dtype_of(params)}")
+    if K.host_readable(values := K.detach(params)):  # a traced array has no values to check
+        host = np.asarray(K.to_numpy(values), dtype=np.float64)
+        if not np.isfinite(host).all():
+            raise ValueError(f"{where}: params hold a value that is not finite; "
+                             "expected real angles")
+    if p == 1 and len(K.shape(params)) == 2:
+        params = K.reshape(params, (count,))
+    entries = list(params)  # one split (torch: unbind) rather than one index per angle
+    return [(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]
+
+
+def _entries(where: str, entries: list, count: int, p: int, names: tuple[str, ...]) -> list[tuple]:
+    """Angles that are not one array (traced values, backend scalars in a list), checked one
+    by one as the gate methods check them."""
+    if len(entries) != count:
+        raise ValueError(f"{where}: {len(entries)} parameter entries for {count} gates")
+    rows = [(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]
+    for row in rows:
+        if len(row) != p:
+            raise ValueError(f"{where}: each gate takes {p} angle(s) ({', '.join(names)})")
+    return [tuple(validate_angle(value, where, name) for value, name in zip(row, names)) for row in rows]
+
+
+def _check_shape(where: str, shape: tuple, expected: tuple) -> None:
+    if shape != expected and not (len(expected) == 1 and shape == expected + (1,)):
+        raise ValueError(f"{where}: params of shape {shape} for {expected[0]} gate(s); expected "
+                         f"shape {expected}")

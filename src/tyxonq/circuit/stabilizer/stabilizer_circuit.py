@@ -233,11 +233,11 @@ class StabilizerCircuit(SimulatorBase):
         self._changed(rebuild=True)
         return placed
 
-    def with_operations(self, operations: list[Operation]) -> StabilizerCircuit:
+    def with_operations(self, operations: list[Operation], same_kinds: bool = False) -> StabilizerCircuit:
         held = 0
         for op in operations:
             held += self._rotations_of(op, held)
-        duplicate = super().with_operations(operations)
+        duplicate = super().with_operations(operations, same_kinds)
         duplicate._compiled, duplicate._builder, duplicate._rotations = {}, None, held  # noqa: SLF001
         return duplicate
 
