@@ -204,6 +204,9 @@ def test_with_parameters_on_every_simulator_and_its_refusals():
     assert clifford.with_parameters([np.pi]).operations[-1].params == (np.pi,)
     with pytest.raises(tq.NonCliffordError):
         clifford.with_parameters([0.3])
+    dynamic = tq.Circuit(2).rx(0, 0.1).post_select(0, 1).ry(1, 0.2)  # an outcome is not an angle
+    assert dynamic.parameters() == [0.1, 0.2] and dynamic.num_parameters == 2
+    assert dynamic.with_parameters([0.3, 0.4]).operations[1] == dynamic.operations[1]
     c = tq.Circuit(2).rx(0, 0.1).ry(1, 0.2)
     for values, message in [([0.1], r"shape \(1,\) for 2"), ([0.1, np.nan], "not finite"),
                             (np.array([0.1, 1j]), "real"), ("ab", "must be a real number")]:

@@ -253,7 +253,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> tq.Circuit(2).rx(0, 0.1).cx(0, 1).u(1, 0.2, 0.3, 0.4).parameters()
         [0.1, 0.2, 0.3, 0.4]
         """
-        return [value for op in self._operations if op.gate != "unitary" for value in op.params]
+        return [value for op in self._operations if op.has_angles for value in op.params]
 
     def with_parameters(self, values: Any) -> SimulatorBase:
         """The same circuit with new angles: ``values`` holds :attr:`num_parameters` of them in
@@ -273,16 +273,17 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> moved.parameters(), len(c.operations) == len(moved.operations)
         ([0.5, 0.25], True)
         """
-        count = sum(len(op.params) for op in self._operations if op.gate != "unitary")
+        count = sum(len(op.params) for op in self._operations if op.has_angles)
         rows = iter(checked_angles("with_parameters", values, count, ("angle",)))  # 1-tuples
         operations = []
         append = operations.append
         for op in self._operations:
-            size = len(op.params)
-            if not size or op.gate == "unitary":
+            if not op.has_angles:
                 append(op)
+            elif len(op.params) == 1:
+                append(op.with_params(next(rows)))
             else:
-                append(op.with_params(next(rows) if size == 1 else tuple(next(rows)[0] for _ in range(size))))
+                append(op.with_params(tuple(next(rows)[0] for _ in op.params)))
         moved = self.with_operations(operations, same_kinds=True)
         moved._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
         self._same_structure(moved)

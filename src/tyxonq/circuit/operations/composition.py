@@ -153,4 +153,4 @@ class CompositionMethods:
         >>> tq.Circuit(2).rx(0, 0.1).u(1, 0.1, 0.2, 0.3).cx(0, 1).num_parameters
         4
         """
-        return sum(len(op.params) for op in self._operations if op.gate != "unitary")
+        return sum(len(op.params) for op in self._operations if op.has_angles)

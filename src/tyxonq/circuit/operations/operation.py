@@ -124,6 +124,12 @@ class Operation:
         return op
 
     @property
+    def has_angles(self) -> bool:
+        """Whether ``params`` are real gate angles (not a ``unitary``'s matrix, a post-selected
+        outcome or an annotation's data): what ``parameters()`` lists."""
+        return bool(self.params) and self.gate != "unitary" and self.gate not in _NOT_GATES
+
+    @property
     def is_channel(self) -> bool:
         return self.channel is not None
 
