@@ -28,8 +28,8 @@ def _plain(entry: Any) -> bool:
         return all(map(_plain, entry))
     return isinstance(entry, _NUMBERS) and not isinstance(entry, (bool, np.bool_))
 
+
 C = TypeVar("C", bound="LayerMethods")
-_new = object.__new__
 
 
 class LayerMethods:
@@ -83,20 +83,8 @@ class LayerMethods:
                              "(ry, cz, rzz, ...)")
         rows = self._layer_qubits(gate, qubits, spec.num_qubits)
         values = checked_angles(f"layer({gate!r})", params, len(rows), spec.param_names)
-        condition = self._condition
-        operations: list[Operation] = []
-        append = operations.append
-        for on, angles in zip(rows, values):  # the fields Operation.__init__ sets, set directly
-            op = _new(Operation)
-            fields = op.__dict__
-            fields["gate"] = gate
-            fields["qubits"] = on
-            fields["params"] = angles
-            fields["dagger"] = False
-            fields["channel"] = None
-            fields["condition"] = condition
-            append(op)
-        self._extend(operations)
+        make, condition = Operation.gate_operation, self._condition
+        self._extend([make(gate, on, angles, condition) for on, angles in zip(rows, values)])
         return self
 
     def _layer_qubits(self, gate: str, qubits: Sequence[Any], k: int) -> list[tuple[int, ...]]:

@@ -108,6 +108,22 @@ class Operation:
         if clbits:
             set_field(self, "clbits", clbits)
 
+    @staticmethod
+    def gate_operation(gate: str, qubits: tuple[int, ...], params: tuple[Any, ...],
+                       condition: Condition | None = None) -> Operation:
+        """A gate operation from checked values, without ``__init__``'s call overhead (what
+        :meth:`~tyxonq.circuit.operations.layer_methods.LayerMethods.layer` makes by the
+        hundred); the same fields ``__init__`` sets."""
+        op = _new(Operation)
+        fields = op.__dict__
+        fields["gate"] = gate
+        fields["qubits"] = qubits
+        fields["params"] = params
+        fields["dagger"] = False
+        fields["channel"] = None
+        fields["condition"] = condition
+        return op
+
     def with_params(self, params: tuple[Any, ...]) -> Operation:
         """This operation with other parameter values (the same structure), made without
         ``dataclasses.replace``'s field walk: traced and host angles swap values on every call.
