@@ -13,7 +13,6 @@ import tyxonq as tq
 from conftest import make_backend
 from reference import random_hermitian, reference_expectation, reference_state
 from test_circuit import add_operations
-from tyxonq.circuit import circuit as circuit_module
 from tyxonq.circuit.basis_state import basis_state
 from tyxonq.numerics import memory
 
@@ -191,7 +190,7 @@ def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend
 
         strings = ["".join(rng.choice(list("IXYZ"), n)) for _ in range(6)]
         c = deep(angles)
-        assert circuit_module._cones_outweigh_state(list(c.operations), strings, n)
+        assert [choice.chosen for choice in tq.rehearse(c.pauli_expectations, strings).choices] == ["state"]
         dense = reference_state(n, [(op.gate, op.qubits, tuple(float(K.to_numpy(p)) for p in op.params))
                                     for op in c.operations])
         whole = tuple(range(n))
@@ -207,7 +206,8 @@ def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend
         local = tq.Circuit(n)
         for q in range(n - 1):
             local.ry(q, 0.1 * q).cz(q, q + 1)
-        assert not circuit_module._cones_outweigh_state(list(local.operations), ["Z" + "I" * (n - 1)], n)
+        report = tq.rehearse(local.pauli_expectations, ["Z" + "I" * (n - 1)])
+        assert [choice.chosen for choice in report.choices] == ["lightcone"]
 
 
 @pytest.mark.parametrize("backend_name", ["pytorch", "jax"])

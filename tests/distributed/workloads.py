@@ -19,7 +19,7 @@ import numpy as np
 import tyxonq as tq
 
 BACKENDS = {"torch": "pytorch", "mpi": "numpy", "jax": "jax", "none": "numpy"}
-QAOA_NODES = 24  # light cones (above tyxonq.circuit.circuit.DENSE_QUBITS), 36 terms
+QAOA_NODES = 24  # light cones (cheaper than the 24-qubit state), 36 terms
 SLICE_QUBITS, SLICE_DEPTH, SLICE_BUDGET = 12, 8, "96 KiB"
 
 

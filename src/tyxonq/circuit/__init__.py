@@ -7,11 +7,13 @@ cached; evaluation binds parameters and contracts through the active backend.
 
 from __future__ import annotations
 
+from .calibration import machine_rates, set_machine_rates
 from .circuit import Circuit, NoisyCircuitError
 from .contraction.contractor import Contractor, get_contractor, set_contractor, use_contractor
 from .contraction.paths import PathSearchWarning
 from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
 from .contraction.rehearsal import ContractionReport, rehearse
+from .contraction.route_costs import MachineRates, RouteChoice
 from .density import DensityMatrixCircuit, DMCircuit
 from .mps import MPSCircuit
 from .operations.clifford import NonCliffordError
@@ -38,4 +40,8 @@ __all__ = [
     "PathSearchWarning",
     "ContractionReport",
     "rehearse",
+    "MachineRates",
+    "RouteChoice",
+    "machine_rates",
+    "set_machine_rates",
 ]

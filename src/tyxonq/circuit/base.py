@@ -18,6 +18,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, random_generator
+from ..numerics.cache_registry import register_cache
 from ..numerics.dual import TracingError
 from ..numerics.lanes import LanesError
 from ..numerics.memory import (
@@ -30,10 +31,12 @@ from ..numerics.memory import (
 from ..numerics.protocol import ArrayBackend
 from ..numerics.sharing import shared_rows, sharing
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
+from .calibration import cheapest_route, machine_rates
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
 from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
+from .contraction.route_costs import RouteCost, lightcone_floor, network_cost
 from .contraction.slicing import SLICED_COST_FACTOR, find_slicing, plan_cost
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import announce_traced_circuit
@@ -52,6 +55,12 @@ LOCAL_RESULT_HINT = ("No cheaper exact route applies: the circuit does not keep 
                      "Approximate it with c.to_mps(max_bond=...), or run it where more memory is available")
 #: requests whose result is the whole state (their refusal points to local results)
 WHOLE_STATE_REQUESTS = ("state", "matrix", "density")
+
+#: per (structure, strings, density): the estimated work of the state and light-cone routes (at
+#: most _ROUTE_COSTS_ENTRIES, then emptied; cleared with the other caches)
+_ROUTE_COSTS: dict[tuple, tuple] = {}
+_ROUTE_COSTS_ENTRIES = 4096
+register_cache(f"{__name__}._ROUTE_COSTS", lambda: len(_ROUTE_COSTS), _ROUTE_COSTS.clear)
 
 
 class CircuitBase(SimulatorBase):
@@ -323,6 +332,11 @@ class CircuitBase(SimulatorBase):
         strings = self._validated_strings(strings)
         if coefficients is not None and len(coefficients) != len(strings):
             raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+        return self._pauli_values(strings, coefficients, "auto")
+
+    def _pauli_values(self, strings: list[str], coefficients: Any, method: str) -> Any:
+        """:meth:`pauli_expectations` of validated strings, by ``method`` (``"auto"``: the
+        cheaper of the state and the light cones; ``"state"``; ``"lightcone"``)."""
         if self.is_dynamic():
             return self._deferred().pauli_expectations(strings, coefficients)
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
@@ -331,15 +345,52 @@ class CircuitBase(SimulatorBase):
         if (basis := self._basis_route()) is not None:
             K = get_backend()
             return weighted_sum(K, K.asarray(pauli_values(basis, strings), K.real_dtype), coefficients)
-        if (values := self._state_pauli_values(strings)) is not None:
+        if method != "lightcone" and active \
+                and (values := self._state_pauli_values(strings, forced=method == "state")) is not None:
             return weighted_sum(get_backend(), values, coefficients)
         return self._routed(lambda: self._contracted_pauli(strings, active, coefficients),
                             lambda mps: mps.pauli_expectations(strings, coefficients))
 
-    def _state_pauli_values(self, strings: list[str]) -> Any:
-        """Every string's value from the one state vector, where that is cheaper than their light
-        cones (a hook: ``None`` here, the light cones decide)."""
+    def _state_pauli_values(self, strings: list[str], forced: bool = False) -> Any:
+        """Every string's value read from the one state, where that is cheaper than their light
+        cones or ``forced`` (a hook: ``None`` here, the light cones decide)."""
         return None
+
+    def _state_route_chosen(self, strings: Sequence[str], what: str) -> bool:
+        """Whether the ``"state"`` route (the whole state computed, every string read from it)
+        is estimated cheaper on this machine than the strings' light cones
+        (:func:`~tyxonq.circuit.calibration.cheapest_route`). The state's work comes from
+        :meth:`_state_route_cost`; the cones' bookkeeping from their light cones
+        (:func:`~tyxonq.circuit.contraction.route_costs.lightcone_floor`), and only when the state
+        costs more than that are the cones' networks built and costed too. The counts are kept
+        per structure and strings; the rates are this machine's."""
+        density = not self.has_state_vector()
+        key = (self.structure_key(), tuple(strings), density)
+        costs = _ROUTE_COSTS.get(key)
+        if costs is None:
+            if len(_ROUTE_COSTS) >= _ROUTE_COSTS_ENTRIES:
+                _ROUTE_COSTS.clear()
+            costs = _ROUTE_COSTS[key] = [self._state_route_cost(strings),
+                                         lightcone_floor(self._operations, strings, density), None]
+        state, floor, cones = costs
+        if cones is None:
+            K = get_backend()
+            rates, compiling = machine_rates(K), K.compiling()
+            if state.seconds(rates, compiling) <= floor.seconds(rates, compiling):
+                return cheapest_route(what, (state, floor)) == "state"
+            cones = costs[2] = network_cost("lightcone", self._cone_networks(strings))
+        return cheapest_route(what, (state, cones)) == "state"
+
+    def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:
+        """The work of the ``"state"`` route for ``strings`` (each simulator its own)."""
+        raise NotImplementedError  # pragma: no cover - Circuit and DMCircuit have their own
+
+    def _cone_networks(self, strings: Sequence[str]) -> list:
+        """The light-cone networks :meth:`pauli_requests` would plan for ``strings``."""
+        n, ops, given = self._num_qubits, list(self._operations), self.inputs_kind()
+        return [expectation_network(n, ops, given, tuple((q,) for q, _ in term),
+                                    tuple(letter == "z" for _, letter in term))
+                for term in pauli_factors(tuple(strings)) if term]
 
     def _contracted_pauli(self, strings: list[str], active: list[int], coefficients: Any) -> Any:
         if self._is_traced():

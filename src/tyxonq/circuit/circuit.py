@@ -7,19 +7,19 @@ bitstring: in ``c.amplitude("01")`` qubit 0 is ``0`` and qubit 1 is ``1``, the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, checked_state_vector
-from ..numerics.cache_registry import register_cache
 from ..numerics.lanes import Lanes, LanesError
 from ..numerics.memory import fits_in_memory, require_memory
 from ..numerics.protocol import ArrayBackend
 from ..operators.state_expectation import apply_pauli_string, apply_pauli_sum, stack_expectation
 from .base import LIGHT_CONE_HINT, CircuitBase
-from .contraction.lightcone import light_cone
+from .calibration import register_probe
 from .contraction.network import amplitude_network, matrix_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
+from .contraction.route_costs import RouteCost, state_cost
 from .differentiation.node import expectation_node, recorded_angles
 from .statevector.lanes import lane_state, stacks_states
 from .statevector.placement import apply_matrix, apply_placed, place
@@ -34,36 +34,12 @@ __all__ = ["Circuit", "NoisyCircuitError"]
 #: overhead the sweep saves is gone, and XLA runs the contraction faster (a 12-qubit energy and
 #: gradient under ``jax.jit``: 2.1 ms contracted, 5.4 ms swept).
 SWEEP_MAX_QUBITS = 14
-#: Up to this many qubits, a Pauli sum's expectation (``method="auto"``) applies every term to the
-#: computed state; above it each term's light cone is contracted.
-DENSE_QUBITS = 20
 #: a local result whose contraction does not fit is computed from an MPS of the circuit with bonds
 #: of at most this dimension, when nothing beyond rounding (EXACT_MPS_TOLERANCE of the norm) had
 #: to be cut for it (each gate then costs an SVD of at most 2 x 64 columns)
 EXACT_MPS_MAX_BOND = 64
 EXACT_MPS_TOLERANCE = 1e-12
 STATE_METHODS = ("auto", "sweep", "contraction")
-
-
-#: per (structure, strings): whether ``pauli_expectations`` takes the state route (at most
-#: _STATE_ROUTE_ENTRIES, then emptied; cleared with the other caches)
-_STATE_ROUTE: dict[tuple, bool] = {}
-_STATE_ROUTE_ENTRIES = 4096
-register_cache(f"{__name__}._STATE_ROUTE", lambda: len(_STATE_ROUTE), _STATE_ROUTE.clear)
-
-
-def _cones_outweigh_state(operations: list, strings: list[str], n: int) -> bool:
-    """Whether the strings' backward light cones hold together at least ``2^n`` amplitudes."""
-    total = 0
-    for string in strings:
-        measured = [q for q, letter in enumerate(string) if letter != "I"]
-        if not measured:
-            continue
-        cone = light_cone(operations, measured, [q for q in measured if string[q] == "Z"])
-        total += 2 ** len({q for index in cone for q in operations[index].qubits} | set(measured))
-        if total >= 2 ** n:
-            return True
-    return False
 
 
 class NoisyCircuitError(ValueError):
@@ -185,34 +161,35 @@ class Circuit(CircuitBase):
                             lambda mps: mps.amplitude(bitstring))
 
     def _pauli_sum_value(self, hamiltonian: Any, method: str, hermitian: bool) -> Any:
-        """``method="state"`` (``"auto"`` up to :data:`DENSE_QUBITS` qubits): every term applied
-        to the one computed state (a stack of states when the angles are lanes); else the light
-        cones."""
-        if method == "state" or (method == "auto" and self._num_qubits <= DENSE_QUBITS):
+        """``method="state"``: every term applied to the one computed state (a stack of states
+        when the angles are lanes), ``"lightcone"``: each term's light cone, ``"auto"``: the one
+        estimated cheaper on this machine (:meth:`_state_route_chosen`; the state only where it
+        fits in memory)."""
+        strings = [string for _, string in hamiltonian]
+        if method == "state" or (method == "auto" and self._state_fits(traced=True)
+                                 and self._state_route_chosen(strings, "expectation(PauliSum)")):
             observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, hamiltonian),
                                        lambda K, stack: stack_expectation(K, stack, hamiltonian))
             return self.dense_expectation(observable, hermitian=hermitian)
-        return super()._pauli_sum_value(hamiltonian, method, hermitian)
+        return super()._pauli_sum_value(hamiltonian, "lightcone" if method == "auto" else method, hermitian)
 
-    def _state_pauli_values(self, strings: list[str]) -> Any:
-        """The strings applied to the one computed state when the circuit has at most
-        :data:`DENSE_QUBITS` qubits and their backward light cones hold together at least a
-        state's worth of amplitudes (``sum_s 2^width_s >= 2^n``): each cone's doubled network would
-        then cost more than the state (a 16-qubit depth-12 circuit of non-local CNOTs: 100 full-width
-        cones took 89 s, the state and the strings 0.06 s) and the state fits in memory. Exact
-        gradients by tracing keep the light cones; autograd differentiates through the state. The
-        choice is kept per structure and strings."""
-        n = self._num_qubits
-        if n > DENSE_QUBITS or self._is_traced() or self.is_noisy() \
-                or not fits_in_memory(get_backend(), 2 ** n):
-            return None
-        key = (self.structure_key(), tuple(strings))
-        use_state = _STATE_ROUTE.get(key)
-        if use_state is None:
-            if len(_STATE_ROUTE) >= _STATE_ROUTE_ENTRIES:
-                _STATE_ROUTE.clear()
-            use_state = _STATE_ROUTE[key] = _cones_outweigh_state(self._operations, strings, n)
-        if not use_state:
+    def _state_fits(self, traced: bool) -> bool:
+        """Whether the state route applies: a noiseless circuit whose state fits in memory
+        (``traced``: also while exact gradients trace it)."""
+        return not self.is_noisy() and (traced or not self._is_traced()) \
+            and fits_in_memory(get_backend(), 2 ** self._num_qubits)
+
+    def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:
+        """The state swept, every operation over its ``2^n`` amplitudes, then the strings."""
+        return state_cost(self._num_qubits, self._operations, len(strings), density=False)
+
+    def _state_pauli_values(self, strings: list[str], forced: bool = False) -> Any:
+        """The strings applied to the one computed state where that is estimated cheaper than
+        their light cones (a 16-qubit depth-12 circuit of non-local CNOTs: 100 full-width cones
+        took 89 s, the state and the strings 0.06 s), or ``forced``. Exact gradients by tracing
+        keep the light cones; autograd differentiates through the state."""
+        if not forced and not (self._state_fits(traced=False)
+                               and self._state_route_chosen(strings, "pauli_expectations")):
             return None
         K = get_backend()
         state = self.state()  # a rehearsal records its route (sweep or contraction) here
@@ -350,3 +327,5 @@ class Circuit(CircuitBase):
         inverted._operations = [op.adjoint() for op in reversed(self._operations)]
         return inverted
 
+
+register_probe(Circuit)

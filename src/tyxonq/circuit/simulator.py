@@ -426,10 +426,11 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         """``<psi|H|psi>`` of a :class:`~tyxonq.PauliSum` (``c.expectation(h)`` and
         ``h.expectation(c)`` come here); the options are :meth:`tyxonq.PauliSum.expectation`'s.
 
-        Each simulator computes the exact value its own way (:meth:`_pauli_sum_value`: terms on
-        their light cones, an MPS's environments, or, for a ``Circuit`` of at most
-        :data:`~tyxonq.circuit.circuit.DENSE_QUBITS` qubits, every term applied to the one state);
-        ``shots`` estimates it from measurements instead, the same way everywhere.
+        Each simulator computes the exact value its own way (:meth:`_pauli_sum_value`: an MPS's
+        environments; a ``Circuit`` or ``DMCircuit``: terms on their light cones, or every term
+        read from the one state, whichever :mod:`~tyxonq.circuit.calibration` estimates faster
+        on this machine); ``shots`` estimates it from measurements instead, the same way
+        everywhere.
 
         Examples
         --------
@@ -461,13 +462,17 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         return self._pauli_sum_value(hamiltonian, method, hermitian)
 
     def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
-        """The exact value, every term contracted on its light cone (the simulators with a
-        state vector override this for ``method="state"``)."""
-        value = self.pauli_expectations([string for _, string in hamiltonian],
-                                        [coefficient for coefficient, _ in hamiltonian])
+        """The exact value by ``method`` (:meth:`_pauli_values`)."""
+        value = self._pauli_values([string for _, string in hamiltonian],
+                                   [coefficient for coefficient, _ in hamiltonian], method)
         if not hermitian:
             return value
         return value.real if isinstance(value, Dual) else get_backend().real(value)
+
+    def _pauli_values(self, strings: list[str], coefficients: Any, method: str) -> Any:
+        """The weighted sum of the strings' values (``method``: a simulator with more than one
+        route takes it into account; here there is one)."""
+        return self.pauli_expectations(strings, coefficients)
 
     def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
         """A result's qubits, validated; at least one."""

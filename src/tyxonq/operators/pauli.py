@@ -262,10 +262,10 @@ class PauliSum:
         method : {"auto", "state", "lightcone"}
             ``"state"`` computes the state once and applies every term to it with vectorised
             backend operations; ``"lightcone"`` contracts each term's light cone (no dense state,
-            for large circuits with local terms). ``"auto"``: ``"state"`` up to
-            :data:`~tyxonq.circuit.circuit.DENSE_QUBITS` qubits. A :class:`~tyxonq.DMCircuit`
-            always contracts its terms. Evaluated by the circuit (``circuit.expectation(self,
-            ...)``): each simulator implements it.
+            for large circuits with local terms). ``"auto"``: the one estimated faster on this
+            machine (:mod:`tyxonq.circuit.calibration`), the state only where it fits in memory;
+            on a :class:`~tyxonq.DMCircuit` the state is the density matrix. Evaluated by the
+            circuit (``circuit.expectation(self, ...)``): each simulator implements it.
         hermitian : bool
             Return the real part (complex coefficients raise); ``False`` returns the complex value.
         shots : int, optional

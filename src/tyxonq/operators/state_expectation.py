@@ -8,14 +8,15 @@ re-simulates the circuit; everything is a backend operation, so autograd and vma
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..numerics.dtypes import real_dtype_name
 from ..numerics.protocol import ArrayBackend
 
-__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation"]
+__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation",
+           "density_pauli_values"]
 
 
 def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
@@ -195,3 +196,29 @@ def stack_expectation(K: ArrayBackend, stack: Any, hamiltonian: Any) -> Any:
             value = K.sum(K.conj(_flip(K, stack, n, mask)) * (data * stack), axis=-1)
         total = value if total is None else total + value
     return total
+
+
+def density_pauli_values(K: ArrayBackend, rho: Any, strings: Sequence[str]) -> Any:
+    """``Tr(P rho)`` for every Pauli string, from a ``2^n x 2^n`` density matrix: with
+    ``P|k> = d(k) |k xor m>``, ``Tr(P rho) = sum_k d(k) rho[k, k xor m]``, so each string reads
+    ``2^n`` entries (one gather for all strings) rather than multiplying the matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> plus = np.full((2, 2), 0.5, dtype=complex)  # |+><+|
+    >>> (np.round(K.to_numpy(density_pauli_values(K, plus, ["X", "Z", "Y"])), 12) + 0.0).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    dimension = 2 ** len(strings[0])
+    index = np.arange(dimension)
+    positions = np.concatenate([index * dimension + (index ^ _flip_mask(string)) for string in strings])
+    factors = K.constant(np.stack([_diagonal(string) for string in strings]), K.dtype_name_of(rho))
+    entries = K.reshape(K.take(K.reshape(rho, (-1,)), positions), (len(strings), dimension))
+    return K.real(K.sum(entries * factors, axis=1))
+
+
+def _flip_mask(string: str) -> int:
+    """The basis-state bits a Pauli string flips (qubit 0 the most significant)."""
+    return int("".join("1" if letter in "XY" else "0" for letter in string), 2)

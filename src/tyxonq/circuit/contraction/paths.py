@@ -134,6 +134,12 @@ THOROUGH_REPEATS = 512
 #: the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
 MIN_SEARCH_SECONDS = 0.5
 KAHYPAR_ABOVE_SECONDS = 1.0
+#: A thorough search (its rate THOROUGH_SLOWDOWN times lower) adds the partitions, and searches
+#: THOROUGH_SLOWDOWN times the floor, above this: a 20-qubit state (0.77 s here) kept its
+#: partitioned path (78 ms a call compiled; 94 ms from greedy trials alone), while a 10-qubit
+#: noisy density matrix (0.21 s, 616 tensors, each partition trial counted at 1.3 s) is planned
+#: in half a second instead of six, for the same call time.
+THOROUGH_KAHYPAR_ABOVE_SECONDS = 0.5
 #: Every path writes the output (64 cost units per entry): a cheap path within this factor of that
 #: bound leaves little to find, and no search runs.
 OUTPUT_BOUND_FACTOR = 4
@@ -245,11 +251,13 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     for :data:`MAX_SEARCH_SECONDS`; without it all ``repeats`` trials run. Times are counted in
     trials (:func:`trial_seconds`), not read from a clock, and every trial's randomness is
     seeded: the same network gets the same path in every process. A rate below
-    :data:`CONTRACTION_RATE` (a thorough search) scales both times up by the ratio and always
-    uses kahypar's partitions and subtree reconfiguration, as an expensive contraction does (one
-    whose ``known_cost``, the cost of a path already in hand, exceeds
-    :data:`KAHYPAR_ABOVE_SECONDS`); cheaper ones get fast greedy trials only. For a longer search
-    pass a callable of your own to :func:`~tyxonq.set_contractor`.
+    :data:`CONTRACTION_RATE` (a thorough search) searches that much longer for the same cost, and
+    scales the cap up by the ratio. kahypar's partitions and subtree reconfiguration join the
+    greedy trials for expensive contractions (whose ``known_cost``, the cost of a path already in
+    hand, over ``rate`` exceeds :data:`KAHYPAR_ABOVE_SECONDS`, or a thorough search's
+    :data:`THOROUGH_KAHYPAR_ABOVE_SECONDS`); a thorough search with them also scales its floor up
+    by the ratio. Cheaper ones get fast greedy trials only, for the unscaled floor. For a longer
+    search pass a callable of your own to :func:`~tyxonq.set_contractor`.
     """
     with _seeded_randomness():
         return _hyper_search(inputs, output, size_dict, memory_limit, repeats, rate, known_cost)
@@ -318,7 +326,8 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     best, best_cost = None, math.inf
     scale = 1.0 if rate is None else max(1.0, CONTRACTION_RATE / rate)
     while done < repeats:
-        partition = rate is None or scale > 1 or min(best_cost, known_cost) / rate > KAHYPAR_ABOVE_SECONDS
+        above = THOROUGH_KAHYPAR_ABOVE_SECONDS if scale > 1 else KAHYPAR_ABOVE_SECONDS
+        partition = rate is None or min(best_cost, known_cost) / rate > above
         if partition not in optimizers:  # each optimizer continues its own search when called again
             methods = [SEEDED_GREEDY, "kahypar"] if partition and _kahypar_installed() else [SEEDED_GREEDY]
             optimizers[partition] = cotengra.HyperOptimizer(
@@ -332,8 +341,8 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
         cost = path_cost(inputs, output, size_dict, path)
         if cost < best_cost:
             best, best_cost = path, cost
-        if rate is None or (spent > MIN_SEARCH_SECONDS * scale and spent > best_cost / rate) \
-                or spent > MAX_SEARCH_SECONDS * scale:
+        floor = MIN_SEARCH_SECONDS * (scale if partition else 1)
+        if rate is None or (spent > floor and spent > best_cost / rate) or spent > MAX_SEARCH_SECONDS * scale:
             break
     return best
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator
 from ...numerics.memory import format_bytes, memory_budget
 from ...numerics.protocol import ArrayBackend
 from .paths import estimated_seconds
+from .route_costs import RouteChoice
 
 __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
 
@@ -36,8 +37,9 @@ def rehearsing() -> bool:
 
 def record(kind: str, **details: Any) -> None:
     """Add one planned computation to the active rehearsal: ``kind`` is ``"contraction"``
-    (``network_plan=``, ``batch=``), ``"sweep"`` (``qubits=``) or ``"route"`` (``name=``: a way
-    other than contraction that the result takes, e.g. ``"basis-state"`` or ``"exact-mps"``)."""
+    (``network_plan=``, ``batch=``), ``"sweep"`` (``qubits=``), ``"route"`` (``name=``: a way
+    other than contraction that the result takes, e.g. ``"basis-state"`` or ``"exact-mps"``) or
+    ``"choice"`` (``choice=``: a :class:`~tyxonq.circuit.contraction.route_costs.RouteChoice`)."""
     log = _LOG.get()
     if log is not None:
         log.append((kind, details))
@@ -95,6 +97,10 @@ class ContractionReport:
     slices : int
         Slices of the sliced contractions (0: none sliced); ``contractions``, ``width`` and
         ``flops`` then count every slice, at its own width.
+    choices : tuple of RouteChoice
+        Each choice between exact routes made by estimated cost on this machine
+        (:func:`~tyxonq.circuit.calibration.cheapest_route`): what, the route taken, and every
+        candidate's estimated seconds per call.
     """
 
     contractions: int
@@ -113,6 +119,7 @@ class ContractionReport:
     sweeps: int = 0
     routes: tuple[str, ...] = ()
     slices: int = 0
+    choices: tuple[RouteChoice, ...] = ()
 
     @property
     def log10_flops(self) -> float:
@@ -127,7 +134,8 @@ class ContractionReport:
                 f"planned in {self.planning_seconds:.3g} s, estimated {self.estimated_seconds:.3g} s"
                 + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else "")
                 + (f"; {self.slices} slices" if self.slices else "")
-                + (f"; route: {' then '.join(self.routes)}" if self.routes else ""))
+                + (f"; route: {' then '.join(self.routes)}" if self.routes else "")
+                + "".join(f"; chose {choice}" for choice in dict.fromkeys(self.choices)))
 
 
 def _report(log: list, K: ArrayBackend) -> ContractionReport:
@@ -138,9 +146,13 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
     width, memory, sweeps = 0.0, 0, 0
     routes: dict[str, None] = {}
     slices = 0
+    choices = []
     for kind, details in log:
         if kind == "slices":
             slices += details["count"]
+            continue
+        if kind == "choice":
+            choices.append(details["choice"])
             continue
         routes[details["name"] if kind == "route" else kind] = None
         if kind == "route":
@@ -167,7 +179,7 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         cost=cost, memory_bytes=memory, available_bytes=available, fits=memory <= available,
         planning_seconds=sum(plan.planning_seconds for plan in plans),
         estimated_seconds=estimated_seconds(cost), sweeps=sweeps,
-        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices)
+        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices, choices=tuple(choices))
 
 
 def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:

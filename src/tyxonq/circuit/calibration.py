@@ -1,0 +1,224 @@
+"""Rates measured on this machine, and the route each result takes by them.
+
+Where a result has more than one exact route (a Pauli sum's terms on their light cones, or read
+from the one state), the simulators estimate each route's work from the circuit's structure
+(:mod:`tyxonq.circuit.contraction.route_costs`) and take the one these rates make cheapest.
+
+The rates are measured once per process, backend and precision, the first time a choice needs
+them (tens of milliseconds; half a second more on JAX the first time a compiled program chooses,
+to time two compilations): a two-qubit gate applied to a large state (multiply-adds per second) and
+light-cone expectations of two probe circuits, eagerly and, on JAX, compiled (seconds per network
+tensor: the slope between the probes). They are measured on a helper thread, outside any trace
+or transform the caller is in.
+
+Every route is exact, so the choice changes only speed (and rounding, at 1e-15). To make it the
+same in every process, pin the rates: ``tq.set_machine_rates("reference")`` (the project's
+reference machine, what the test suite uses) or ``tq.set_machine_rates(tq.MachineRates(...))``.
+:func:`tyxonq.rehearse` reports each choice with the estimates behind it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..numerics import get_backend, use_backend
+from ..numerics.cache_registry import register_cache
+from ..numerics.distributed import communicator
+from ..numerics.protocol import ArrayBackend
+from .contraction.network import expectation_network
+from .contraction.rehearsal import record
+from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost
+
+__all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "REFERENCE_RATES", "register_probe"]
+
+#: Measured on the project's reference machine (2 cores, AMD EPYC, complex128) by
+#: :func:`machine_rates` (three runs each, rounded); other backends use NumPy's.
+REFERENCE_RATES = {
+    "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=4.0e9, source="reference"),
+    "pytorch": MachineRates(tensor_seconds=6.7e-6, madds_per_second=2.2e9, source="reference"),
+    "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=1.6e9, compile_seconds_per_tensor=9e-3,
+                        compiled_tensor_seconds=2e-6, source="reference"),
+}
+_DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
+
+#: the probes: brickworks of PROBE_QUBITS qubits and of each of PROBE_LAYERS layers, whose ``<Z>`` on
+#: PROBE_QUBIT is timed; the time per tensor is the slope between them (a call's fixed cost cancels)
+PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
+#: the layers of the two probes compiled on JAX (fewer: compiling costs milliseconds per tensor)
+COMPILED_PROBE_LAYERS = (1, 3)
+#: multiply-adds are timed as a two-qubit gate applied to a state of this many qubits (what the
+#: routes do most: small matrices over many amplitudes, as fast as memory allows)
+GATE_QUBITS = 18
+
+_measured: dict[tuple, MachineRates] = {}
+_lock = threading.Lock()
+_pinned: list[Any] = [None]  # None (measure), "reference" or a MachineRates
+_probe: list[Callable[[Any], Any] | None] = [None]
+register_cache(f"{__name__}._measured", lambda: len(_measured), _measured.clear)
+
+
+def register_probe(circuit_class: type) -> None:
+    """The circuit class whose light cones the calibration times (the simulators register
+    :class:`~tyxonq.Circuit` when they load)."""
+    def probe(angles: Any, layers: int) -> Any:
+        circuit = circuit_class(PROBE_QUBITS)
+        for layer in range(layers):
+            circuit.layer("ry", range(PROBE_QUBITS), angles[layer * PROBE_QUBITS:(layer + 1) * PROBE_QUBITS])
+            circuit.layer("cz", [(q, q + 1) for q in range(layer % 2, PROBE_QUBITS - 1, 2)])
+        return circuit
+
+    _probe[0] = probe
+
+
+def set_machine_rates(rates: MachineRates | str | None = None) -> None:
+    """Pin the rates route choices use: a :class:`~tyxonq.MachineRates` (every backend),
+    ``"reference"`` (:data:`REFERENCE_RATES`) or ``None`` / ``"measured"`` (measure on this
+    machine, the default).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> tq.set_machine_rates("reference")
+    >>> tq.machine_rates().source
+    'reference'
+    >>> tq.set_machine_rates(None)
+    """
+    if rates == "measured":
+        rates = None
+    if rates is not None and rates != "reference" and not isinstance(rates, MachineRates):
+        raise ValueError(f"rates must be a tq.MachineRates, 'reference', 'measured' or None; got {rates!r}")
+    _pinned[0] = rates
+
+
+def machine_rates(backend: ArrayBackend | None = None) -> MachineRates:
+    """The rates of ``backend`` (the active one by default) on this machine: pinned, or measured
+    once per process (per backend kind, precision and device). The ranks of a distributed run use
+    the reference rates unless pinned otherwise, so every rank takes the same routes (their
+    shares of a result meet in the same collectives).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> rates = tq.machine_rates()
+    >>> rates.madds_per_second > 0 and rates.tensor_seconds > 0
+    True
+    """
+    K = get_backend() if backend is None else backend
+    pinned = _pinned[0]
+    if isinstance(pinned, MachineRates):
+        return pinned
+    if pinned == "reference" or _probe[0] is None or communicator().size > 1:
+        return REFERENCE_RATES.get(K.name, _DEFAULT_REFERENCE)
+    compiles = K.capabilities.jit == "jax.jit"
+    key = (K.name, K.precision, K.capabilities.device)
+    with _lock:
+        rates = _measured.get(key)
+        if rates is None or (compiles and rates.compile_seconds_per_tensor == 0.0 and K.compiling()):
+            rates = _measured[key] = _measure_aside(K, timing_compiles=compiles and K.compiling())
+    return rates
+
+
+def cheapest_route(what: str, costs: Sequence[RouteCost], K: ArrayBackend | None = None) -> str:
+    """The route of ``costs`` with the least estimated time on this machine (the first on a tie);
+    a rehearsal records the choice and every estimate.
+
+    Examples
+    --------
+    >>> from tyxonq.circuit.contraction.route_costs import RouteCost
+    >>> cheapest_route("demo", [RouteCost("state", 10, 1e9), RouteCost("lightcone", 500, 1e5)])
+    'lightcone'
+    """
+    K = get_backend() if K is None else K
+    rates, compiling = machine_rates(K), K.compiling()
+    estimates = tuple((cost.route, cost.seconds(rates, compiling)) for cost in costs)
+    chosen = min(estimates, key=lambda estimate: estimate[1])[0]
+    floors = tuple(cost.route for cost in costs if cost.floor)
+    record("choice", choice=RouteChoice(what, chosen, estimates, floors))
+    return chosen
+
+
+def _measure_aside(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
+    """:func:`_measure` on a helper thread: a fresh context, outside the caller's traces."""
+    found: list[Any] = []
+
+    def run() -> None:
+        try:
+            with use_backend(K):
+                found.append(_measure(K, timing_compiles))
+        except Exception as error:  # noqa: BLE001 - reported below, with the reference used instead
+            found.append(error)
+
+    worker = threading.Thread(target=run, name="tyxonq-calibration")
+    worker.start()
+    worker.join()
+    if isinstance(found[0], Exception):
+        import warnings
+
+        warnings.warn(f"measuring this machine's rates failed ({found[0]!r}); route choices use the "
+                      "reference machine's rates (results are unaffected, only speed may be)",
+                      RuntimeWarning, stacklevel=3)
+        return REFERENCE_RATES.get(K.name, _DEFAULT_REFERENCE)
+    return found[0]
+
+
+def _best_seconds(call: Callable[[], Any], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
+    rng = np.random.default_rng(0)
+    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // 4, 4)) + 0j, K.dtype)
+    gate = K.asarray(rng.normal(size=(4, 4)) + 0j, K.dtype)
+    product = lambda: K.to_numpy(K.matmul(state, gate))  # noqa: E731
+    product()
+    madds_per_second = 2 ** GATE_QUBITS * 4 / _best_seconds(product, 10)
+
+    probe = _probe[0]
+    angles = rng.uniform(-np.pi, np.pi, PROBE_QUBITS * max(PROBE_LAYERS))
+
+    def probe_cost(layers: int) -> RouteCost:
+        operations = list(probe(angles, layers).operations)
+        return network_cost("lightcone", [expectation_network(PROBE_QUBITS, operations, False,
+                                                              ((PROBE_QUBIT,),), (True,))])
+
+    def per_tensor(small: tuple[int, float], large: tuple[int, float]) -> float:
+        """The slope between two probes' times (a call's fixed cost cancels), less arithmetic."""
+        (few, short), (many, long) = small, large
+        (cost_few, cost_many) = probe_cost(few), probe_cost(many)
+        arithmetic = (cost_many.madds - cost_few.madds) / madds_per_second
+        return max(long - short - arithmetic, 0.0) / (cost_many.tensors - cost_few.tensors)
+
+    def eager_seconds(layers: int) -> tuple[int, float]:
+        expectation = lambda: K.to_numpy(probe(angles, layers).expectation_ps(z=[PROBE_QUBIT]))  # noqa: E731
+        expectation()
+        return layers, _best_seconds(expectation, 5)
+
+    def compiled_seconds(layers: int) -> tuple[tuple[int, float], tuple[int, float]]:
+        """``(layers, compile seconds), (layers, seconds per compiled call)``."""
+        function = K.jit(lambda theta: probe(theta, layers).expectation_ps(z=[PROBE_QUBIT]))
+        theta = K.asarray(angles)
+        start = time.perf_counter()
+        K.to_numpy(function(theta))
+        first = time.perf_counter() - start
+        steady = _best_seconds(lambda: K.to_numpy(function(theta)), 5)
+        return (layers, first - steady), (layers, steady)
+
+    eager = [eager_seconds(layers) for layers in PROBE_LAYERS]
+    compile_seconds = compiled_tensor_seconds = 0.0
+    if timing_compiles:
+        (compile_few, run_few), (compile_many, run_many) = (compiled_seconds(layers)
+                                                            for layers in COMPILED_PROBE_LAYERS)
+        compile_seconds = per_tensor(compile_few, compile_many)
+        compiled_tensor_seconds = per_tensor(run_few, run_many)
+    return MachineRates(tensor_seconds=per_tensor(*eager), madds_per_second=madds_per_second,
+                        compile_seconds_per_tensor=compile_seconds,
+                        compiled_tensor_seconds=compiled_tensor_seconds)
