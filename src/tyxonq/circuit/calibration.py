@@ -6,9 +6,10 @@ from the one state), the simulators estimate each route's work from the circuit'
 
 The rates are measured once per process, backend and precision, the first time a choice needs
 them (tens of milliseconds; half a second more on JAX the first time a compiled program chooses,
-to time two compilations): a two-qubit gate applied to a large state (multiply-adds per second) and
-light-cone expectations of two probe circuits, eagerly and, on JAX, compiled (seconds per network
-tensor: the slope between the probes). They are measured on a helper thread, outside any trace
+to time two compilations): a two-qubit gate applied to a large state, as a sweep does it
+(multiply-adds per second) and as a contraction's pairwise step does it (cost units per second),
+and light-cone expectations of two probe circuits, eagerly and, on JAX, compiled (seconds per
+network tensor: the slope between the probes). They are measured on a helper thread, outside any trace
 or transform the caller is in.
 
 Every route is exact, so the choice changes only speed (and rounding, at 1e-15). To make it the
@@ -30,6 +31,7 @@ from ..numerics.cache_registry import register_cache
 from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
 from .contraction.network import expectation_network
+from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
 from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost
 
@@ -38,10 +40,12 @@ __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "REFERENCE_RA
 #: Measured on the project's reference machine (2 cores, AMD EPYC, complex128) by
 #: :func:`machine_rates` (three runs each, rounded); other backends use NumPy's.
 REFERENCE_RATES = {
-    "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=4.0e9, source="reference"),
-    "pytorch": MachineRates(tensor_seconds=6.7e-6, madds_per_second=2.2e9, source="reference"),
-    "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=1.6e9, compile_seconds_per_tensor=9e-3,
-                        compiled_tensor_seconds=2e-6, source="reference"),
+    "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=3.8e9, units_per_second=6e9,
+                          source="reference"),
+    "pytorch": MachineRates(tensor_seconds=6.6e-6, madds_per_second=1.5e9, units_per_second=1e10,
+                            source="reference"),
+    "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=1.5e9, units_per_second=1e10,
+                        compile_seconds_per_tensor=1e-2, compiled_tensor_seconds=2e-6, source="reference"),
 }
 _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
 
@@ -50,9 +54,13 @@ _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
 PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
 #: the layers of the two probes compiled on JAX (fewer: compiling costs milliseconds per tensor)
 COMPILED_PROBE_LAYERS = (1, 3)
-#: multiply-adds are timed as a two-qubit gate applied to a state of this many qubits (what the
-#: routes do most: small matrices over many amplitudes, as fast as memory allows)
-GATE_QUBITS = 18
+#: multiply-adds are timed as a two-qubit gate applied to a state of this many qubits (what a
+#: sweep does: small matrices over many amplitudes, as fast as memory allows), and a contraction's
+#: cost units as the same gate contracted into the state's legs STEP_AXES (a pairwise step:
+#: the state transposed, then multiplied). 2^20 amplitudes (16 MiB) are past the caches, where
+#: arithmetic decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
+GATE_QUBITS = 20
+STEP_AXES = (5, 11)
 
 _measured: dict[tuple, MachineRates] = {}
 _lock = threading.Lock()
@@ -174,13 +182,28 @@ def _best_seconds(call: Callable[[], Any], repeats: int) -> float:
     return best
 
 
+def _median_seconds(call: Callable[[], Any], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
 def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     rng = np.random.default_rng(0)
-    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // 4, 4)) + 0j, K.dtype)
+    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // 4, 4)) + 0j, K.dtype)  # 16 MiB
     gate = K.asarray(rng.normal(size=(4, 4)) + 0j, K.dtype)
     product = lambda: K.to_numpy(K.matmul(state, gate))  # noqa: E731
     product()
-    madds_per_second = 2 ** GATE_QUBITS * 4 / _best_seconds(product, 10)
+    madds_per_second = 2 ** GATE_QUBITS * 4 / _median_seconds(product, 5)
+    tensor = K.reshape(state, (2,) * GATE_QUBITS)
+    pair = K.reshape(gate, (2, 2, 2, 2))
+    step = lambda: K.to_numpy(K.tensordot(tensor, pair, axes=(STEP_AXES, (0, 1))))  # noqa: E731
+    step()
+    units = 2 ** GATE_QUBITS * 4 + WRITE_WEIGHT * 2 ** GATE_QUBITS  # multiply-adds + 64 x entries written
+    units_per_second = units / _median_seconds(step, 5)
 
     probe = _probe[0]
     angles = rng.uniform(-np.pi, np.pi, PROBE_QUBITS * max(PROBE_LAYERS))
@@ -194,7 +217,7 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
         """The slope between two probes' times (a call's fixed cost cancels), less arithmetic."""
         (few, short), (many, long) = small, large
         (cost_few, cost_many) = probe_cost(few), probe_cost(many)
-        arithmetic = (cost_many.madds - cost_few.madds) / madds_per_second
+        arithmetic = (cost_many.units - cost_few.units) / units_per_second
         return max(long - short - arithmetic, 0.0) / (cost_many.tensors - cost_few.tensors)
 
     def eager_seconds(layers: int) -> tuple[int, float]:
@@ -220,5 +243,5 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
         compile_seconds = per_tensor(compile_few, compile_many)
         compiled_tensor_seconds = per_tensor(run_few, run_many)
     return MachineRates(tensor_seconds=per_tensor(*eager), madds_per_second=madds_per_second,
-                        compile_seconds_per_tensor=compile_seconds,
+                        units_per_second=units_per_second, compile_seconds_per_tensor=compile_seconds,
                         compiled_tensor_seconds=compiled_tensor_seconds)

@@ -19,11 +19,11 @@ from .base import LIGHT_CONE_HINT, CircuitBase
 from .calibration import register_probe
 from .contraction.network import amplitude_network, matrix_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
-from .contraction.route_costs import RouteCost, state_cost
+from .contraction.route_costs import RouteCost, network_cost, readout_madds, sweep_cost
 from .differentiation.node import expectation_node, recorded_angles
 from .statevector.lanes import lane_state, stacks_states
 from .statevector.placement import apply_matrix, apply_placed, place
-from .statevector.sweep import sweep_state
+from .statevector.sweep import sweep_program, sweep_state
 
 __all__ = ["Circuit", "NoisyCircuitError"]
 
@@ -180,8 +180,16 @@ class Circuit(CircuitBase):
             and fits_in_memory(get_backend(), 2 ** self._num_qubits)
 
     def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:
-        """The state swept, every operation over its ``2^n`` amplitudes, then the strings."""
-        return state_cost(self._num_qubits, self._operations, len(strings), density=False)
+        """The state as :meth:`state` computes it -- swept in fused blocks up to
+        :data:`SWEEP_MAX_QUBITS` qubits (not while compiling), else its network contracted -- then
+        the strings read from it."""
+        K, n = get_backend(), self._num_qubits
+        if n <= SWEEP_MAX_QUBITS and not K.compiling():
+            program = sweep_program(n, self._operations, K.capabilities.max_ndim)
+            blocks = [(len(block.qubits), block.diagonal) for block in program.blocks]
+            return sweep_cost(n, blocks, len(strings))
+        network = state_network(n, list(self._operations), self._inputs is not None)
+        return network_cost("state", [network], readout_madds(n, len(strings), density=False))
 
     def _state_pauli_values(self, strings: list[str], forced: bool = False) -> Any:
         """The strings applied to the one computed state where that is estimated cheaper than

@@ -10,13 +10,15 @@ operation costs next to a multiply-add, and on JAX how long compiling takes). A
 - ``tensors``: the tensors of its networks (a state-vector sweep: its operations), each of which
   costs fixed bookkeeping per call (binding, a pairwise step) and, on a compiling backend, some
   compile time once;
-- ``madds``: complex multiply-adds: a sweep's, counted from the operations
-  (:func:`state_cost`), or a network's along opt_einsum's greedy path (:func:`network_cost`:
-  milliseconds for hundreds of tensors, where planning searches for seconds; the planned path
-  costs at most this).
+- ``madds``: a sweep's complex multiply-adds, counted from its fused blocks (:func:`sweep_cost`);
+- ``units``: a network's cost along a greedy path, in the planner's units (multiply-adds + 64 x
+  entries written: :func:`network_cost`, milliseconds for hundreds of tensors, where planning
+  searches for seconds; the planned path costs at most this).
 
 :func:`lightcone_floor` is the light cones' bookkeeping alone, counted from the light cones
-without building a network: when the state costs less than that, the cones need no closer look.
+without building a network (once per group of cones of one structure, which share a plan and run
+as one batch: :func:`cone_groups`): when the state costs less than that, the cones need no closer
+look.
 :class:`MachineRates` turn the counts into seconds (:meth:`RouteCost.seconds`); the simulators
 measure the rates on the machine (:mod:`tyxonq.circuit.calibration`) and take the cheaper route.
 
@@ -24,10 +26,10 @@ Examples
 --------
 >>> from tyxonq.circuit.operations.operation import Operation
 >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1)), Operation("rx", (2,), (0.3,))]
->>> lightcone_floor(ops, ["ZII", "IIZ"], density=False).tensors
+>>> lightcone_floor(cone_groups(ops, ["ZII", "IIZ"], density=False)).tensors
 10
->>> state_cost(3, ops, 2, density=False).madds
-112.0
+>>> sweep_cost(3, [(2, False), (1, True)], 2).madds
+88.0
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ from typing import Sequence
 import opt_einsum
 
 from ..operations.operation import Operation
+from .canonical import canonical_form
 from .lightcone import light_cone
 from .network import Network
-from .paths import path_cost
+from .paths import CONTRACTION_RATE, path_cost
 
-__all__ = ["MachineRates", "RouteCost", "RouteChoice", "CALLS_PER_COMPILE", "lightcone_floor", "state_cost",
-           "network_cost", "readout_madds"]
+__all__ = ["MachineRates", "RouteCost", "RouteChoice", "CALLS_PER_COMPILE", "ConeGroup", "cone_groups",
+           "lightcone_floor", "sweep_cost", "network_cost", "readout_madds"]
 
 #: A compiled program's compile time is counted once per this many calls of it (a variational loop
 #: runs a compiled energy or gradient hundreds of times; a program run once is better left eager).
@@ -61,7 +64,12 @@ class MachineRates:
         around them.
     madds_per_second : float
         Complex multiply-adds per second applying a small matrix to many amplitudes (a gate to a
-        state: as fast as memory allows).
+        state, as a sweep does: as fast as memory allows).
+    units_per_second : float
+        Cost units per second of a contraction's pairwise steps, the unit the planner minimises
+        (a multiply-add, or 1/64 of an entry written: steps transpose their operands, so they run
+        at a fraction of a sweep's rate); ``None``: the planner's own assumption,
+        :data:`~tyxonq.circuit.contraction.paths.CONTRACTION_RATE`.
     compile_seconds_per_tensor : float
         On a compiling backend (JAX): tracing, planning and compiling per tensor, once per
         program; ``0.0`` where nothing compiles.
@@ -73,29 +81,35 @@ class MachineRates:
 
     tensor_seconds: float
     madds_per_second: float
+    units_per_second: float | None = None
     compile_seconds_per_tensor: float = 0.0
     compiled_tensor_seconds: float = 0.0
     source: str = "measured"
 
     def __post_init__(self) -> None:
-        for name in ("tensor_seconds", "madds_per_second", "compile_seconds_per_tensor",
+        if self.units_per_second is None:
+            object.__setattr__(self, "units_per_second", float(CONTRACTION_RATE))
+        for name in ("tensor_seconds", "madds_per_second", "units_per_second", "compile_seconds_per_tensor",
                      "compiled_tensor_seconds"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or value < 0 or value != value:
                 raise ValueError(f"MachineRates.{name} must be a non-negative number; got {value!r}")
-        if self.madds_per_second <= 0:
-            raise ValueError(f"MachineRates.madds_per_second must be positive; got {self.madds_per_second!r}")
+        for name in ("madds_per_second", "units_per_second"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"MachineRates.{name} must be positive; got {getattr(self, name)!r}")
 
 
 @dataclass(frozen=True)
 class RouteCost:
     """The work one route to a result does: ``tensors`` (per-call bookkeeping and, compiled,
-    compile time each) and ``madds`` (complex multiply-adds); ``floor``: a lower bound (the
-    light cones' bookkeeping, their arithmetic not yet counted)."""
+    compile time each), ``madds`` (complex multiply-adds applying matrices to a state, as a sweep
+    does) and ``units`` (a contraction's pairwise steps: multiply-adds + 64 x entries written);
+    ``floor``: a lower bound (the light cones' bookkeeping, their arithmetic not yet counted)."""
 
     route: str
     tensors: int
     madds: float
+    units: float = 0.0
     floor: bool = False
 
     def seconds(self, rates: MachineRates, compiling: bool = False) -> float:
@@ -108,7 +122,7 @@ class RouteCost:
         >>> round(RouteCost("lightcone", tensors=100, madds=1e6).seconds(rates), 6)
         0.002
         """
-        arithmetic = self.madds / rates.madds_per_second
+        arithmetic = self.madds / rates.madds_per_second + self.units / rates.units_per_second
         if compiling:
             per_tensor = rates.compile_seconds_per_tensor / CALLS_PER_COMPILE + rates.compiled_tensor_seconds
             return self.tensors * per_tensor + arithmetic
@@ -140,29 +154,20 @@ class RouteChoice:
         return f"{self.what}: {self.chosen} (estimated {mine:.3g} s; {others})"
 
 
-def _applied(operation: Operation, amplitudes: float, density: bool) -> tuple[int, float]:
-    """Tensors and multiply-adds of one operation applied to ``amplitudes`` amplitudes (of a state
-    vector, or of a density matrix: a gate on both sides, a channel as one superoperator)."""
-    size = 2 ** len(operation.qubits)
-    if not density:
-        return 1, amplitudes * size
-    if operation.channel is not None:
-        return 1, amplitudes * size * size
-    return 2, 2 * amplitudes * size
+def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], num_strings: int) -> RouteCost:
+    """The ``"state"`` route of a state vector swept in fused blocks, ``(qubits, diagonal)`` each
+    (a dense block of ``k`` qubits: ``2^n 2^k`` multiply-adds; a diagonal one: ``2^n``), then the
+    strings read from it.
 
-
-def state_cost(num_qubits: int, operations: Sequence[Operation], num_strings: int,
-               density: bool) -> RouteCost:
-    """The ``"state"`` route swept: every operation applied to the whole state (a density
-    matrix's ``4^n`` entries when ``density``), then each of ``num_strings`` Pauli strings read
-    from it (a state vector: one pass per qubit; a density matrix: ``2^n`` entries)."""
-    amplitudes = float(4 ** num_qubits if density else 2 ** num_qubits)
-    tensors, madds = 0, 0.0
-    for operation in operations:
-        t, m = _applied(operation, amplitudes, density)
-        tensors, madds = tensors + t, madds + m
-    readout = readout_madds(num_qubits, num_strings, density)
-    return RouteCost("state", tensors + 2 * num_strings, madds + readout)
+    Examples
+    --------
+    >>> sweep_cost(3, [(2, False), (1, True)], 1).madds
+    64.0
+    """
+    amplitudes = float(2 ** num_qubits)
+    madds = sum(amplitudes * (1 if diagonal else 2 ** k) for k, diagonal in blocks)
+    readout = readout_madds(num_qubits, num_strings, density=False)
+    return RouteCost("state", len(blocks) + 2 * num_strings, madds + readout)
 
 
 def readout_madds(num_qubits: int, num_strings: int, density: bool) -> float:
@@ -171,40 +176,78 @@ def readout_madds(num_qubits: int, num_strings: int, density: bool) -> float:
     return float(2 ** num_qubits) * num_strings * (1 if density else num_qubits)
 
 
-def lightcone_floor(operations: Sequence[Operation], strings: Sequence[str], density: bool) -> RouteCost:
-    """The ``"lightcone"`` route's bookkeeping, no arithmetic: per string, its backward light
-    cone's operations in a ket and a bra copy (a density matrix: gates on both sides, a channel
-    once), the cone's inputs and the string's factors. The cones' networks hold at least these
-    tensors."""
-    tensors = 0
-    for string in strings:
+@dataclass(frozen=True)
+class ConeGroup:
+    """Strings (their positions) whose light cones have one structure up to an order-preserving
+    renaming of qubits: their networks share a plan and are contracted as one batch, so their
+    bookkeeping is paid once. ``tensors``: one cone's, counted from its operations."""
+
+    members: tuple[int, ...]
+    tensors: int
+
+
+def cone_groups(operations: Sequence[Operation], strings: Sequence[str], density: bool) -> list[ConeGroup]:
+    """The strings' backward light cones grouped by structure (identity strings have none).
+
+    Examples
+    --------
+    >>> from tyxonq.circuit.operations.operation import Operation
+    >>> ops = [Operation("ry", (q,), (0.1 * q,)) for q in range(4)]
+    >>> [group.members for group in cone_groups(ops, ["ZIII", "IZII", "IIXI", "IIII"], density=False)]
+    [(0, 1), (2,)]
+    """
+    groups: dict[tuple, list] = {}
+    for position, string in enumerate(strings):
         measured = [q for q, letter in enumerate(string) if letter != "I"]
         if not measured:
             continue
         cone = light_cone(operations, measured, [q for q in measured if string[q] == "Z"])
-        width = len({q for index in cone for q in operations[index].qubits} | set(measured))
-        tensors += 2 * width + len(measured)
-        for index in cone:
-            tensors += 2 if not density or operations[index].channel is None else 1
-    return RouteCost("lightcone", tensors, 0.0, floor=True)
+        qubits = sorted({q for index in cone for q in operations[index].qubits} | set(measured))
+        rank = {q: r for r, q in enumerate(qubits)}
+        signature = (tuple((rank[q], string[q]) for q in measured),) + tuple(
+            (structure[0], tuple(rank[q] for q in structure[1])) + structure[2:]
+            for structure in (operations[index].structure for index in cone))
+        if signature not in groups:
+            tensors = 2 * len(qubits) + len(measured) + sum(
+                2 if not density or operations[index].channel is None else 1 for index in cone)
+            groups[signature] = [[], tensors]
+        groups[signature][0].append(position)
+    return [ConeGroup(tuple(members), tensors) for members, tensors in groups.values()]
+
+
+def lightcone_floor(groups: Sequence[ConeGroup]) -> RouteCost:
+    """The ``"lightcone"`` route's bookkeeping, no arithmetic: per group of :func:`cone_groups`,
+    one cone's operations in a ket and a bra copy (a density matrix: gates on both sides, a
+    channel once), its inputs and the string's factors."""
+    return RouteCost("lightcone", sum(group.tensors for group in groups), 0.0, floor=True)
 
 
 def network_cost(route: str, networks: Sequence[Network], extra_madds: float = 0.0) -> RouteCost:
-    """The work of contracting ``networks``: their tensors, and the multiply-adds of a greedy
-    path for each (cotengrust's where installed, else opt_einsum's), plus ``extra_madds``."""
-    tensors, madds = 0, float(extra_madds)
+    """The work of contracting ``networks``: the cost units (multiply-adds + 64 x entries
+    written) of a greedy path for each (cotengrust's where installed, else opt_einsum's), and
+    their tensors, counted once per structure (networks equal up to relabelling share a plan and
+    are contracted as one batch); ``extra_madds``: what reading the result adds."""
+    tensors, units = 0, 0.0
+    seen: dict[tuple, float] = {}
     for network in networks:
-        symbol = {leg: opt_einsum.get_symbol(i) for i, leg in
-                  enumerate(dict.fromkeys([leg for leaf in network.leaves for leg in leaf.legs]
-                                          + list(network.output)))}
-        inputs = [tuple(symbol[leg] for leg in leaf.legs) for leaf in network.leaves]
-        output = tuple(symbol[leg] for leg in network.output)
-        sizes = {letter: 2 for letter in symbol.values()}
-        tensors += len(inputs)
-        if len(inputs) > 1:
-            madds += path_cost([set(term) for term in inputs], set(output), sizes,
-                               _greedy_path(inputs, output, sizes), write_weight=0)
-    return RouteCost(route, tensors, madds)
+        legs = [leaf.legs for leaf in network.leaves]
+        key = canonical_form(legs, network.output).key
+        if key not in seen:
+            tensors += len(legs)
+            seen[key] = _greedy_units(legs, network.output)
+        units += seen[key]
+    return RouteCost(route, tensors, float(extra_madds), units)
+
+
+def _greedy_units(legs: Sequence[Sequence[int]], output: Sequence[int]) -> float:
+    if len(legs) < 2:
+        return 0.0
+    symbol = {leg: opt_einsum.get_symbol(i) for i, leg in
+              enumerate(dict.fromkeys([leg for term in legs for leg in term] + list(output)))}
+    inputs = [tuple(symbol[leg] for leg in term) for term in legs]
+    result = tuple(symbol[leg] for leg in output)
+    sizes = {letter: 2 for letter in symbol.values()}
+    return path_cost([set(term) for term in inputs], set(result), sizes, _greedy_path(inputs, result, sizes))
 
 
 def _greedy_path(inputs: list[tuple[str, ...]], output: tuple[str, ...], sizes: dict) -> list:
