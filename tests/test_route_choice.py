@@ -12,6 +12,7 @@ from test_noise import reference_density
 import tyxonq as tq
 from conftest import make_backend
 from tyxonq.circuit import calibration
+from tyxonq.circuit.contraction.route_costs import RouteCost
 from tyxonq.operators.pauli import pauli_matrix
 
 #: bookkeeping costs everything, or arithmetic does
@@ -194,6 +195,28 @@ def test_rates_are_measured_on_this_machine_once_per_backend():
             compiled = []
             K.jit(lambda x: compiled.append(tq.machine_rates()) or x)(1.0)
             assert compiled[0].compile_seconds_per_tensor > 0  # timed when a compiled program first asks
+    finally:
+        tq.set_machine_rates("reference")
+
+
+def test_a_clear_choice_measures_nothing_and_a_close_one_measures(monkeypatch):
+    """A choice the reference rates settle by CLEAR_MARGIN is made without timing this machine;
+    one they leave close is made by this machine's rates."""
+    measured = []
+
+    def spy(K, timing_compiles):
+        measured.append(K.name)
+        return calibration.REFERENCE_RATES["numpy"]
+
+    monkeypatch.setattr(calibration, "_measure_aside", spy)
+    monkeypatch.setattr(calibration, "_measured", {})
+    tq.set_machine_rates(None)
+    try:
+        with tq.use_backend("numpy"):
+            clear = tq.templates.hardware_efficient(8, np.linspace(0, 1, 80), 4, ("ry", "rz"))
+            assert chosen(clear.expectation, tq.hamiltonians.tfim(8)) == ["state"] and measured == []
+            close = [RouteCost("state", 100, 0.0), RouteCost("lightcone", 120, 0.0)]
+            assert calibration.cheapest_route("demo", close) == "state" and measured == ["numpy"]
     finally:
         tq.set_machine_rates("reference")
 

@@ -31,7 +31,7 @@ from ..numerics.memory import (
 from ..numerics.protocol import ArrayBackend
 from ..numerics.sharing import shared_rows, sharing
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
-from .calibration import cheapest_route, machine_rates
+from .calibration import cheapest_route, provisional_rates
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
@@ -61,10 +61,9 @@ WHOLE_STATE_REQUESTS = ("state", "matrix", "density")
 _ROUTE_COSTS: dict[tuple, tuple] = {}
 _ROUTE_COSTS_ENTRIES = 4096
 #: The light cones' bookkeeping counted from their operations can overstate what their batched
-#: contraction pays (cones equal under a renaming that reorders qubits, e.g. around a ring, share a
-#: plan too: a 16-qubit 4-layer ring's 32 TFIM terms counted 13 ms, ran in 2.3 ms); the state wins
-#: without building the cones' networks only by this factor.
-FLOOR_MARGIN = 8
+#: contraction pays (cones equal under renamings the grouping does not try share a plan too); the
+#: state wins without building the cones' networks only by this factor.
+FLOOR_MARGIN = 4
 register_cache(f"{__name__}._ROUTE_COSTS", lambda: len(_ROUTE_COSTS), _ROUTE_COSTS.clear)
 
 
@@ -368,7 +367,7 @@ class CircuitBase(SimulatorBase):
         :meth:`_state_route_cost`; the cones' bookkeeping from their light cones
         (:func:`~tyxonq.circuit.contraction.route_costs.lightcone_floor`, once per group of cones
         of one structure), and unless the state costs :data:`FLOOR_MARGIN` times less than that
-        the cones' networks are built and costed too. The counts are kept per structure and
+        one network per group is built and costed too. The counts are kept per structure and
         strings; the rates are this machine's."""
         density = not self.has_state_vector()
         key = (self.structure_key(), tuple(strings), density, get_backend().compiling())
@@ -376,15 +375,17 @@ class CircuitBase(SimulatorBase):
         if costs is None:
             if len(_ROUTE_COSTS) >= _ROUTE_COSTS_ENTRIES:
                 _ROUTE_COSTS.clear()
-            costs = _ROUTE_COSTS[key] = [self._state_route_cost(strings),
-                                         lightcone_floor(cone_groups(self._operations, strings, density))]
-        state, cones = costs
+            groups = cone_groups(self._operations, strings, density)
+            costs = _ROUTE_COSTS[key] = [self._state_route_cost(strings), lightcone_floor(groups), groups]
+        state, cones, groups = costs
         if cones.floor:
             K = get_backend()
-            rates, compiling = machine_rates(K), K.compiling()
+            rates, compiling = provisional_rates(K), K.compiling()
             if FLOOR_MARGIN * state.seconds(rates, compiling) <= cones.seconds(rates, compiling):
                 return cheapest_route(what, (state, cones)) == "state"
-            cones = costs[1] = network_cost("lightcone", self._cone_networks(strings))
+            representatives = self._cone_networks([strings[group.members[0]] for group in groups])
+            cones = costs[1] = network_cost("lightcone", representatives,
+                                            multiplicities=[len(group.members) for group in groups])
         return cheapest_route(what, (state, cones)) == "state"
 
     def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:

@@ -5,12 +5,13 @@ from the one state), the simulators estimate each route's work from the circuit'
 (:mod:`tyxonq.circuit.contraction.route_costs`) and take the one these rates make cheapest.
 
 The rates are measured once per process, backend and precision, the first time a choice needs
-them (tens of milliseconds; half a second more on JAX the first time a compiled program chooses,
-to time two compilations): a two-qubit gate applied to a large state, as a sweep does it
-(multiply-adds per second) and as a contraction's pairwise step does it (cost units per second),
-and light-cone expectations of two probe circuits, eagerly and, on JAX, compiled (seconds per
-network tensor: the slope between the probes). They are measured on a helper thread, outside any trace
-or transform the caller is in.
+them: one that the reference machine's rates (:data:`REFERENCE_RATES`) leave within
+:data:`CLEAR_MARGIN`. Measuring takes 0.1-0.2 s, and half a second more on JAX the first time a
+compiled program chooses (two compilations are timed). It times a two-qubit gate applied to a
+large state, as a sweep applies it (multiply-adds per second) and as a contraction's pairwise
+step does (cost units per second), and light-cone expectations of two probe circuits, eagerly
+and, on JAX, compiled (seconds per network tensor: the slope between the probes), on a helper
+thread, outside any trace or transform the caller is in.
 
 Every route is exact, so the choice changes only speed (and rounding, at 1e-15). To make it the
 same in every process, pin the rates: ``tq.set_machine_rates("reference")`` (the project's
@@ -35,7 +36,8 @@ from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
 from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost
 
-__all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "REFERENCE_RATES", "register_probe"]
+__all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_rates", "REFERENCE_RATES",
+           "register_probe"]
 
 #: Measured on the project's reference machine (2 cores, AMD EPYC, complex128) by
 #: :func:`machine_rates` (three runs each, rounded); other backends use NumPy's.
@@ -61,6 +63,10 @@ COMPILED_PROBE_LAYERS = (1, 3)
 #: arithmetic decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
 GATE_QUBITS = 20
 STEP_AXES = (5, 11)
+
+#: a choice whose cheapest route is this many times cheaper than the next under the reference rates
+#: is made without measuring this machine's (their ratios differ by less between machines)
+CLEAR_MARGIN = 4
 
 _measured: dict[tuple, MachineRates] = {}
 _lock = threading.Lock()
@@ -116,23 +122,45 @@ def machine_rates(backend: ArrayBackend | None = None) -> MachineRates:
     True
     """
     K = get_backend() if backend is None else backend
+    rates = _known_rates(K)
+    if rates is not None:
+        return rates
+    compiles = K.capabilities.jit == "jax.jit"
+    with _lock:
+        rates = _measured[_rates_key(K)] = _measure_aside(K, timing_compiles=compiles and K.compiling())
+    return rates
+
+
+def _rates_key(K: ArrayBackend) -> tuple:
+    return (K.name, K.precision, K.capabilities.device)
+
+
+def _known_rates(K: ArrayBackend) -> MachineRates | None:
+    """The rates :func:`machine_rates` returns without measuring, or ``None`` when it would
+    measure now."""
     pinned = _pinned[0]
     if isinstance(pinned, MachineRates):
         return pinned
     if pinned == "reference" or _probe[0] is None or communicator().size > 1:
         return REFERENCE_RATES.get(K.name, _DEFAULT_REFERENCE)
-    compiles = K.capabilities.jit == "jax.jit"
-    key = (K.name, K.precision, K.capabilities.device)
-    with _lock:
-        rates = _measured.get(key)
-        if rates is None or (compiles and rates.compile_seconds_per_tensor == 0.0 and K.compiling()):
-            rates = _measured[key] = _measure_aside(K, timing_compiles=compiles and K.compiling())
-    return rates
+    rates = _measured.get(_rates_key(K))
+    if rates is None:
+        return None
+    uncompiled = K.capabilities.jit == "jax.jit" and K.compiling() and not rates.compile_seconds_per_tensor
+    return None if uncompiled else rates
+
+
+def provisional_rates(K: ArrayBackend) -> MachineRates:
+    """The rates known without measuring: pinned or measured already, else the reference
+    machine's (what a choice that is clear by :data:`CLEAR_MARGIN` needs)."""
+    return _known_rates(K) or REFERENCE_RATES.get(K.name, _DEFAULT_REFERENCE)
 
 
 def cheapest_route(what: str, costs: Sequence[RouteCost], K: ArrayBackend | None = None) -> str:
     """The route of ``costs`` with the least estimated time on this machine (the first on a tie);
-    a rehearsal records the choice and every estimate.
+    a rehearsal records the choice and every estimate. This machine's rates are measured only for
+    a choice they could change: one that the reference rates do not settle by
+    :data:`CLEAR_MARGIN`.
 
     Examples
     --------
@@ -141,8 +169,13 @@ def cheapest_route(what: str, costs: Sequence[RouteCost], K: ArrayBackend | None
     'lightcone'
     """
     K = get_backend() if K is None else K
-    rates, compiling = machine_rates(K), K.compiling()
+    compiling = K.compiling()
+    rates = provisional_rates(K)
     estimates = tuple((cost.route, cost.seconds(rates, compiling)) for cost in costs)
+    ordered = sorted(seconds for _, seconds in estimates)
+    if _known_rates(K) is None and len(ordered) > 1 and CLEAR_MARGIN * ordered[0] > ordered[1]:
+        rates = machine_rates(K)  # close under the reference rates: this machine's decide
+        estimates = tuple((cost.route, cost.seconds(rates, compiling)) for cost in costs)
     chosen = min(estimates, key=lambda estimate: estimate[1])[0]
     floors = tuple(cost.route for cost in costs if cost.floor)
     record("choice", choice=RouteChoice(what, chosen, estimates, floors))

@@ -17,8 +17,8 @@ operation costs next to a multiply-add, and on JAX how long compiling takes). A
 
 :func:`lightcone_floor` is the light cones' bookkeeping alone, counted from the light cones
 without building a network (once per group of cones of one structure, which share a plan and run
-as one batch: :func:`cone_groups`): when the state costs less than that, the cones need no closer
-look.
+as one batch: :func:`cone_groups`): when the state costs much less than that, the cones need no
+closer look; else one network per group is built and costed (:func:`network_cost`).
 :class:`MachineRates` turn the counts into seconds (:meth:`RouteCost.seconds`); the simulators
 measure the rates on the machine (:mod:`tyxonq.circuit.calibration`) and take the cheaper route.
 
@@ -178,9 +178,10 @@ def readout_madds(num_qubits: int, num_strings: int, density: bool) -> float:
 
 @dataclass(frozen=True)
 class ConeGroup:
-    """Strings (their positions) whose light cones have one structure up to an order-preserving
-    renaming of qubits: their networks share a plan and are contracted as one batch, so their
-    bookkeeping is paid once. ``tensors``: one cone's, counted from its operations."""
+    """Strings (their positions) whose light cones have one structure up to a cyclic shift of
+    the qubits (taking the first measured qubit to 0) and an order-preserving renaming: their
+    networks share a plan and are contracted as one batch, so their bookkeeping is paid once.
+    ``tensors``: one cone's, counted from its operations."""
 
     members: tuple[int, ...]
     tensors: int
@@ -202,7 +203,9 @@ def cone_groups(operations: Sequence[Operation], strings: Sequence[str], density
         if not measured:
             continue
         cone = light_cone(operations, measured, [q for q in measured if string[q] == "Z"])
-        qubits = sorted({q for index in cone for q in operations[index].qubits} | set(measured))
+        width = len(string)
+        qubits = sorted({q for index in cone for q in operations[index].qubits} | set(measured),
+                        key=lambda q: (q - measured[0]) % width)  # a ring's translates compare equal
         rank = {q: r for r, q in enumerate(qubits)}
         signature = (tuple((rank[q], string[q]) for q in measured),) + tuple(
             (structure[0], tuple(rank[q] for q in structure[1])) + structure[2:]
@@ -222,20 +225,23 @@ def lightcone_floor(groups: Sequence[ConeGroup]) -> RouteCost:
     return RouteCost("lightcone", sum(group.tensors for group in groups), 0.0, floor=True)
 
 
-def network_cost(route: str, networks: Sequence[Network], extra_madds: float = 0.0) -> RouteCost:
+def network_cost(route: str, networks: Sequence[Network], extra_madds: float = 0.0,
+                 multiplicities: Sequence[int] | None = None) -> RouteCost:
     """The work of contracting ``networks``: the cost units (multiply-adds + 64 x entries
     written) of a greedy path for each (cotengrust's where installed, else opt_einsum's), and
-    their tensors, counted once per structure (networks equal up to relabelling share a plan and
-    are contracted as one batch); ``extra_madds``: what reading the result adds."""
+    their tensors, counted once per structure: networks equal up to relabelling
+    (:func:`~tyxonq.circuit.contraction.canonical.canonical_form`) share a plan and are contracted
+    as one batch. ``multiplicities``: how many networks each one stands for (already known to share
+    its structure); ``extra_madds``: what reading the result adds."""
     tensors, units = 0, 0.0
     seen: dict[tuple, float] = {}
-    for network in networks:
+    for network, count in zip(networks, multiplicities or [1] * len(networks)):
         legs = [leaf.legs for leaf in network.leaves]
         key = canonical_form(legs, network.output).key
         if key not in seen:
             tensors += len(legs)
             seen[key] = _greedy_units(legs, network.output)
-        units += seen[key]
+        units += count * seen[key]
     return RouteCost(route, tensors, float(extra_madds), units)
 
 
