@@ -58,11 +58,12 @@ PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
 COMPILED_PROBE_LAYERS = (1, 3)
 #: multiply-adds are timed as a two-qubit gate applied to a state of this many qubits (what a
 #: sweep does: small matrices over many amplitudes, as fast as memory allows), and a contraction's
-#: cost units as the same gate contracted into the state's legs STEP_AXES (a pairwise step:
-#: the state transposed, then multiplied). 2^20 amplitudes (16 MiB) are past the caches, where
-#: arithmetic decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
+#: cost units as the same gate contracted into two legs of the state held as STEP_SHAPE (five
+#: dimensions: within every backend's limit), legs STEP_AXES: a pairwise step, the state
+#: transposed, then multiplied. 2^20 amplitudes (16 MiB) are past the caches, where arithmetic
+#: decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
 GATE_QUBITS = 20
-STEP_AXES = (5, 11)
+STEP_SHAPE, STEP_AXES = (2 ** 7, 2, 2 ** 6, 2, 2 ** 5), (1, 3)
 
 #: a choice whose cheapest route is this many times cheaper than the next under the reference rates
 #: is made without measuring this machine's (their ratios differ by less between machines)
@@ -231,7 +232,7 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     product = lambda: K.to_numpy(K.matmul(state, gate))  # noqa: E731
     product()
     madds_per_second = 2 ** GATE_QUBITS * 4 / _median_seconds(product, 5)
-    tensor = K.reshape(state, (2,) * GATE_QUBITS)
+    tensor = K.reshape(state, STEP_SHAPE)
     pair = K.reshape(gate, (2, 2, 2, 2))
     step = lambda: K.to_numpy(K.tensordot(tensor, pair, axes=(STEP_AXES, (0, 1))))  # noqa: E731
     step()
