@@ -10,8 +10,8 @@ them: one that the reference machine's rates (:data:`REFERENCE_RATES`) leave wit
 compiled program chooses (two compilations are timed). It times a two-qubit gate applied to a
 large state, as a sweep applies it (multiply-adds per second) and as a contraction's pairwise
 step does (cost units per second), and light-cone expectations of two probe circuits, eagerly
-and, on JAX, compiled (seconds per network tensor: the slope between the probes), on a helper
-thread, outside any trace or transform the caller is in.
+and, on JAX, compiled (seconds per network tensor: the slope between the probes). It runs in an
+empty context and, inside a JAX trace, on a helper thread: outside anything the caller is in.
 
 Every route is exact, so the choice changes only speed (and rounding, at 1e-15). To make it the
 same in every process, pin the rates: ``tq.set_machine_rates("reference")`` (the project's
@@ -21,6 +21,7 @@ reference machine, what the test suite uses) or ``tq.set_machine_rates(tq.Machin
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from typing import Any, Callable, Sequence
@@ -184,7 +185,9 @@ def cheapest_route(what: str, costs: Sequence[RouteCost], K: ArrayBackend | None
 
 
 def _measure_aside(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
-    """:func:`_measure` on a helper thread: a fresh context, outside the caller's traces."""
+    """:func:`_measure` in an empty context (no rehearsal, backend override or sharing of the
+    caller's applies), and on a helper thread while a JAX program is being traced (JAX's trace
+    state is per thread; elsewhere the caller's thread, which every backend supports)."""
     found: list[Any] = []
 
     def run() -> None:
@@ -194,9 +197,12 @@ def _measure_aside(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
         except Exception as error:  # noqa: BLE001 - reported below, with the reference used instead
             found.append(error)
 
-    worker = threading.Thread(target=run, name="tyxonq-calibration")
-    worker.start()
-    worker.join()
+    if K.compiling():
+        worker = threading.Thread(target=run, name="tyxonq-calibration")
+        worker.start()
+        worker.join()
+    else:
+        contextvars.Context().run(run)
     if isinstance(found[0], Exception):
         import warnings
 
