@@ -35,7 +35,7 @@ from .calibration import cheapest_route, provisional_rates
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
 from .contraction.network import density_network, expectation_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
-from .contraction.rehearsal import ContractionReport, record, rehearse, rehearsing
+from .contraction.rehearsal import ContractionReport, placeholder, record, rehearse, rehearsing
 from .contraction.route_costs import RouteCost, cone_groups, lightcone_floor, network_cost
 from .contraction.slicing import SLICED_COST_FACTOR, find_slicing, plan_cost
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
@@ -356,9 +356,27 @@ class CircuitBase(SimulatorBase):
                             lambda mps: mps.pauli_expectations(strings, coefficients))
 
     def _state_pauli_values(self, strings: list[str], forced: bool = False) -> Any:
-        """Every string's value read from the one state, where that is cheaper than their light
-        cones or ``forced`` (a hook: ``None`` here, the light cones decide)."""
-        return None
+        """Every string's value read from the one state (:meth:`state`, then
+        :meth:`_strings_from_state`) where that is estimated cheaper on this machine than their
+        light cones (:meth:`_state_route_chosen`; only where :meth:`_state_fits`, and not while
+        exact gradients trace the circuit), or ``forced``; else ``None``."""
+        if not forced and not (self._state_fits(traced=False)
+                               and self._state_route_chosen(strings, "pauli_expectations")):
+            return None
+        K = get_backend()
+        state = self.state()  # a rehearsal records its route here
+        if rehearsing():
+            return placeholder(K, (len(strings),))
+        return self._strings_from_state(K, state, strings)
+
+    def _state_fits(self, traced: bool) -> bool:
+        """Whether the state route applies (in memory; ``traced``: also while exact gradients
+        trace the circuit)."""
+        raise NotImplementedError  # pragma: no cover - Circuit and DMCircuit have their own
+
+    def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
+        """The strings' real values read from :meth:`state`'s result."""
+        raise NotImplementedError  # pragma: no cover - Circuit and DMCircuit have their own
 
     def _state_route_chosen(self, strings: Sequence[str], what: str) -> bool:
         """Whether the ``"state"`` route (the whole state computed, every string read from it)

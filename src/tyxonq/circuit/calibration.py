@@ -213,22 +213,14 @@ def _measure_aside(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     return found[0]
 
 
-def _best_seconds(call: Callable[[], Any], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
+def _timings(call: Callable[[], Any], repeats: int) -> np.ndarray:
+    """The seconds of ``repeats`` calls."""
+    times = np.empty(repeats)
+    for repeat in range(repeats):
         start = time.perf_counter()
         call()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _median_seconds(call: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        times[repeat] = time.perf_counter() - start
+    return times
 
 
 def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
@@ -237,21 +229,26 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     gate = K.asarray(rng.normal(size=(4, 4)) + 0j, K.dtype)
     product = lambda: K.to_numpy(K.matmul(state, gate))  # noqa: E731
     product()
-    madds_per_second = 2 ** GATE_QUBITS * 4 / _median_seconds(product, 5)
+    madds_per_second = 2 ** GATE_QUBITS * 4 / float(np.median(_timings(product, 5)))
     tensor = K.reshape(state, STEP_SHAPE)
     pair = K.reshape(gate, (2, 2, 2, 2))
     step = lambda: K.to_numpy(K.tensordot(tensor, pair, axes=(STEP_AXES, (0, 1))))  # noqa: E731
     step()
     units = 2 ** GATE_QUBITS * 4 + WRITE_WEIGHT * 2 ** GATE_QUBITS  # multiply-adds + 64 x entries written
-    units_per_second = units / _median_seconds(step, 5)
+    units_per_second = units / float(np.median(_timings(step, 5)))
 
     probe = _probe[0]
     angles = rng.uniform(-np.pi, np.pi, PROBE_QUBITS * max(PROBE_LAYERS))
 
+    costs: dict[int, RouteCost] = {}
+
     def probe_cost(layers: int) -> RouteCost:
-        operations = list(probe(angles, layers).operations)
-        return network_cost("lightcone", [expectation_network(PROBE_QUBITS, operations, False,
-                                                              ((PROBE_QUBIT,),), (True,))])
+        """The probe's light-cone network's work, counted once per probe."""
+        if layers not in costs:
+            operations = list(probe(angles, layers).operations)
+            costs[layers] = network_cost("lightcone", [expectation_network(
+                PROBE_QUBITS, operations, False, ((PROBE_QUBIT,),), (True,))])
+        return costs[layers]
 
     def per_tensor(small: tuple[int, float], large: tuple[int, float]) -> float:
         """The slope between two probes' times (a call's fixed cost cancels), less arithmetic."""
@@ -263,7 +260,7 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     def eager_seconds(layers: int) -> tuple[int, float]:
         expectation = lambda: K.to_numpy(probe(angles, layers).expectation_ps(z=[PROBE_QUBIT]))  # noqa: E731
         expectation()
-        return layers, _best_seconds(expectation, 5)
+        return layers, float(_timings(expectation, 5).min())
 
     def compiled_seconds(layers: int) -> tuple[tuple[int, float], tuple[int, float]]:
         """``(layers, compile seconds), (layers, seconds per compiled call)``."""
@@ -272,7 +269,7 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
         start = time.perf_counter()
         K.to_numpy(function(theta))
         first = time.perf_counter() - start
-        steady = _best_seconds(lambda: K.to_numpy(function(theta)), 5)
+        steady = float(_timings(lambda: K.to_numpy(function(theta)), 5).min())
         return (layers, first - steady), (layers, steady)
 
     eager = [eager_seconds(layers) for layers in PROBE_LAYERS]

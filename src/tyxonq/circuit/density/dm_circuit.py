@@ -17,10 +17,11 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector
 from ...numerics.memory import fits_in_memory, require_memory
+from ...numerics.protocol import ArrayBackend
 from ...operators.state_expectation import density_pauli_values
 from ..base import LIGHT_CONE_HINT, CircuitBase
 from ..contraction.network import density_network
-from ..contraction.rehearsal import placeholder, rehearsing
+from ..contraction.rehearsal import rehearsing
 from ..contraction.route_costs import RouteCost, network_cost, readout_madds
 
 __all__ = ["DMCircuit", "DensityMatrixCircuit"]
@@ -160,19 +161,15 @@ class DMCircuit(CircuitBase):
         network = density_network(n, list(self._operations), self.inputs_kind(), tuple(range(n)))
         return network_cost("state", [network], readout_madds(n, len(strings), density=True))
 
-    def _state_pauli_values(self, strings: list[str], forced: bool = False) -> Any:
-        """Every string read from the one density matrix (the whole doubled network contracted
-        once: one program on JAX, where every term's cone would be its own) where that is
-        estimated cheaper on this machine than the strings' light cones, or ``forced``
-        (``method="state"``). Exact gradients by tracing keep the light cones unless forced."""
-        if not forced and (self._is_traced() or not fits_in_memory(get_backend(), 4 ** self._num_qubits)
-                           or not self._state_route_chosen(strings, "pauli_expectations")):
-            return None
-        K = get_backend()
-        rho = self.state()
-        if rehearsing():
-            return placeholder(K, (len(strings),))
-        return density_pauli_values(K, rho, strings)
+    def _state_fits(self, traced: bool) -> bool:
+        """The density matrix fits in memory (and, unless ``traced``, no exact gradient traces
+        the circuit)."""
+        return (traced or not self._is_traced()) and fits_in_memory(get_backend(), 4 ** self._num_qubits)
+
+    def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
+        """Each string read from ``2^n`` entries of the density matrix (the whole doubled network
+        contracted once: one program on JAX, where every term's cone would be its own)."""
+        return density_pauli_values(K, state, strings)
 
     def probability(self, qubits: Sequence[int] | None = None) -> Any:
         """Probabilities of the ``2**n`` basis states (of ``qubits`` only, marginalised, when given).
