@@ -12,6 +12,7 @@ from conftest import BACKEND_IDS, make_backend
 from reference import PARAMETRISED, apply, reference_state
 from test_circuit import PRECISIONS, build, check, random_circuits
 from tyxonq.circuit.operations.fusion import MAX_BLOCK_QUBITS
+from tyxonq.circuit.statevector import adjoint
 from tyxonq.circuit.statevector.placement import apply_placed, place
 from tyxonq.circuit.statevector.sweep import (
     bind_matrices,
@@ -127,6 +128,45 @@ def test_adjoint_sweep_matches_finite_differences_of_the_plain_energy(backend_na
     """Adjoint gradients (fused blocks, diagonal blocks, far-apart qubits, daggers, u3) against
     central differences of the untraced energy (contracted, not swept)."""
     check_adjoint_against_finite_differences(backend_name, case, seed)
+
+
+@settings(max_examples=20, deadline=None)
+@given(case=parametrised_circuits(), seed=st.integers(0, 2 ** 16))
+def test_adjoint_sweep_with_and_without_the_kept_forward_states(case, seed):
+    """The sweep itself (not the contractions the gradient may choose instead), both backward
+    passes: beside the kept forward states, and undoing psi beside lambda (taken when the kept
+    states would not fit in memory), against central differences of the dense energy."""
+    n, operations, hamiltonian, _ = case
+    energy, size = parametrised_energy(*case)
+    if size == 0:
+        return
+    params = np.random.default_rng(seed).uniform(-np.pi, np.pi, size)
+    K = tq.get_backend("numpy")
+    circuit, used, wanted = tq.Circuit(n), 0, {}
+    for index, (gate, qubits, count) in enumerate(operations):
+        getattr(circuit, gate)(*qubits, *params[used:used + count])
+        wanted[index] = [(used + j, j) for j in range(count)]
+        used += count
+    matrix = hamiltonian.to_sparse().toarray()
+    results = []
+    for kept in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(adjoint, "fits_in_memory", lambda K, elements, kept=kept: kept)
+            results.append(adjoint.adjoint_sweep(K, circuit.operations, n, None,
+                                                 lambda K, psi: matrix @ psi, wanted, size))
+
+    def dense_energy(angles):
+        starts = np.cumsum([0] + [count for _, _, count in operations])
+        state = reference_state(n, [(gate, qubits, tuple(angles[start:start + count]))
+                                    for (gate, qubits, count), start in zip(operations, starts)])
+        return float(np.real(np.vdot(state, matrix @ state)))
+
+    step = 1e-5
+    numeric = [(dense_energy(params + step * e) - dense_energy(params - step * e)) / (2 * step)
+               for e in np.eye(size)]
+    for value, gradient in results:
+        assert abs(value - dense_energy(params)) < 1e-10
+        np.testing.assert_allclose(gradient, numeric, atol=1e-7)
 
 
 @settings(max_examples=4, deadline=None)

@@ -10,7 +10,13 @@ formed once; then, for every angle of the block,
 
 with ``M_g = (dU_g/dθ) U_g^†`` (a constant times the generator, for rotations and phase gates),
 ``P_g = E_g ... E_1`` kept by the forward sweep and ``S_g`` the rest of the block. All of a
-block's angles cost a few batched ``2^k``-sized calls; the state is touched three times per block.
+block's angles cost a few batched ``2^k``-sized calls.
+
+The forward sweep keeps the state after every block that carries angles when those states fit in
+a quarter of the memory budget (:func:`~tyxonq.numerics.memory.fits_in_memory`): the backward
+sweep then undoes blocks on ``lambda`` alone. Otherwise ``psi`` is undone beside ``lambda``, one
+call on both stacked, twice the arithmetic (measured, NumPy, 18-qubit Heisenberg gradient of a
+4-layer ansatz: 120 ms kept, 160-175 ms undone).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.constants import backend_constant
+from ...numerics.memory import fits_in_memory
 from ...numerics.moves import permute
 from ...numerics.protocol import ArrayBackend
 from ..operations.gates import _GENERATORS, CONSTANT_MATRICES, constant, gate_derivative
@@ -38,6 +45,11 @@ from .sweep import (
 )
 
 __all__ = ["adjoint_sweep"]
+
+#: A transition over a view with at most this many trailing entries is one ``tensordot`` rather
+#: than a batch of ``(2^k x right) @ (right x 2^k)`` products (measured, 14 qubits, 4-qubit
+#: block: right = 2: 120 against 243 us on NumPy, 289 against 531 us on PyTorch).
+SMALL_RIGHT = 4
 
 Entry = tuple[int, int, int, int]  # (member position in its block, operation, slot, parameter)
 
@@ -72,10 +84,20 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
             if not program.blocks[b].diagonal}
     prefixes: dict[int, list[Any]] = {}
     operators = block_operators(K, program, matrices, keep, prefixes)
-    psi = run_sweep(K, program, operators, zero_state(K, num_qubits) if state is None else state)
+    psi = zero_state(K, num_qubits) if state is None else state
+    kept: dict[int, Any] | None = None
+    if fits_in_memory(K, 4 * len(traced) * 2 ** num_qubits):
+        kept = {}
+        for b, (block, operator) in enumerate(zip(program.blocks, operators)):
+            psi = apply_block(K, psi, operator, block.placement, block.diagonal)
+            if b in traced:
+                kept[b] = psi
+    else:
+        psi = run_sweep(K, program, operators, psi)
     lam = apply_observable(K, psi)
     value = K.real(K.sum(K.conj(psi) * lam))
-    stacked = K.stack([psi, lam])
+    # backwards: lambda alone beside the kept states, or lambda and psi stacked
+    carried = lam if kept is not None else K.stack([psi, lam])
     pieces: list[Any] = []
     slots: list[int] = []
     factors: list[complex] = []
@@ -84,7 +106,10 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
         block = program.blocks[b]
         if b in traced:
             entries = traced[b]
-            transition = _transition(K, stacked, block, num_qubits, max_ndim)
+            if kept is not None:
+                transition = _transition(K, kept[b], carried, block, num_qubits, max_ndim)
+            else:
+                transition = _transition(K, carried[0], carried[1], block, num_qubits, max_ndim)
             generators = [_generator(K, operations[m], j, matrices[m]) for _, m, _, j in entries]
             embedded = _embedded_generators(K, block, entries, [g for g, _ in generators], max_ndim)
             if block.diagonal:
@@ -98,7 +123,8 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
             factors += [factor for _, factor in generators]
         if b == first:
             break
-        stacked = apply_block(K, stacked, operators[b], block.stacked_placement, block.diagonal, adjoint=True)
+        placement = block.placement if kept is not None else block.stacked_placement
+        carried = apply_block(K, carried, operators[b], placement, block.diagonal, adjoint=True)
     gradient = np.zeros(slot_count)
     if pieces:
         traces = np.asarray(K.to_numpy(K.concatenate(pieces))).reshape(-1)
@@ -106,28 +132,30 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
     return float(K.to_numpy(value)), gradient
 
 
-def _transition(K: ArrayBackend, stacked: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
+def _transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
     """``X[a, b] = sum_rest psi[a, rest] conj(lambda[b, rest])`` over the block's qubits (only its
-    diagonal, for a diagonal block), from the stacked ``(psi, lambda)``."""
+    diagonal, for a diagonal block)."""
     if block.diagonal:
         single = place(block.qubits, n, diagonal=True, max_ndim=max_ndim)
         if single.kind == "diagonal":
             summed = tuple(i for i, f in enumerate(single.factor_shape) if f == 1)
-            product = K.reshape(stacked[0] * K.conj(stacked[1]), single.view)
+            product = K.reshape(psi * K.conj(lam), single.view)
             return K.reshape(K.sum(product, axis=summed) if summed else product, (single.size,))
-    placement = place(block.qubits, n, lead=2, max_ndim=max_ndim)
+    placement = place(block.qubits, n, max_ndim=max_ndim)
     size, rest = placement.size, 2 ** n // placement.size
     if placement.kind == "view":
         left, _, right = placement.view
-        views = K.reshape(stacked, (2, left // 2, size, right))
-        product = K.matmul(views[0], K.transpose(K.conj(views[1]), (0, 2, 1)))
-        transition = K.sum(product, axis=0) if left > 2 else K.reshape(product, (size, size))
+        views = K.reshape(psi, (left, size, right)), K.conj(K.reshape(lam, (left, size, right)))
+        if right <= SMALL_RIGHT:  # one product over (left, right): batched tiny products are slow
+            transition = K.tensordot(views[0], views[1], ([0, 2], [0, 2]))
+        else:
+            transition = K.sum(K.matmul(views[0], K.transpose(views[1], (0, 2, 1))), axis=0)
     elif placement.kind == "right":
-        views = K.reshape(stacked, (2, rest, size))
-        transition = K.matmul(K.transpose(views[0]), K.conj(views[1]))
+        transition = K.matmul(K.transpose(K.reshape(psi, (rest, size))), K.conj(K.reshape(lam, (rest, size))))
     else:
-        moved = K.reshape(permute(K, stacked, placement.to_front), (size, 2, rest))
-        transition = K.matmul(moved[:, 0, :], K.transpose(K.conj(moved[:, 1, :])))
+        moved_psi = K.reshape(permute(K, psi, placement.to_front), (size, rest))
+        moved_lam = K.reshape(permute(K, lam, placement.to_front), (size, rest))
+        transition = K.matmul(moved_psi, K.transpose(K.conj(moved_lam)))
     return K.diag(transition) if block.diagonal else transition
 
 
