@@ -43,11 +43,11 @@ __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_
 #: Measured on the project's reference machine (2 cores, AMD EPYC, complex128) by
 #: :func:`machine_rates` (three runs each, rounded); other backends use NumPy's.
 REFERENCE_RATES = {
-    "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=3.8e9, units_per_second=6e9,
+    "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=6.5e9, units_per_second=6e9,
                           source="reference"),
-    "pytorch": MachineRates(tensor_seconds=6.6e-6, madds_per_second=1.5e9, units_per_second=1e10,
+    "pytorch": MachineRates(tensor_seconds=6.6e-6, madds_per_second=2.5e9, units_per_second=1e10,
                             source="reference"),
-    "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=1.5e9, units_per_second=1e10,
+    "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=2.0e9, units_per_second=1e10,
                         compile_seconds_per_tensor=1e-2, compiled_tensor_seconds=2e-6, source="reference"),
 }
 _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
@@ -57,13 +57,14 @@ _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
 PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
 #: the layers of the two probes compiled on JAX (fewer: compiling costs milliseconds per tensor)
 COMPILED_PROBE_LAYERS = (1, 3)
-#: multiply-adds are timed as a two-qubit gate applied to a state of this many qubits (what a
-#: sweep does: small matrices over many amplitudes, as fast as memory allows), and a contraction's
+#: multiply-adds are timed as a fused block of BLOCK_QUBITS qubits (a sweep's usual block:
+#: small matrices over many amplitudes) applied to a state of this many qubits, and a contraction's
 #: cost units as the same gate contracted into two legs of the state held as STEP_SHAPE (five
 #: dimensions: within every backend's limit), legs STEP_AXES: a pairwise step, the state
 #: transposed, then multiplied. 2^20 amplitudes (16 MiB) are past the caches, where arithmetic
 #: decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
 GATE_QUBITS = 20
+BLOCK_QUBITS = 4
 STEP_SHAPE, STEP_AXES = (2 ** 7, 2, 2 ** 6, 2, 2 ** 5), (1, 3)
 
 #: a choice whose cheapest route is this many times cheaper than the next under the reference rates
@@ -225,13 +226,14 @@ def _timings(call: Callable[[], Any], repeats: int) -> np.ndarray:
 
 def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     rng = np.random.default_rng(0)
-    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // 4, 4)) + 0j, K.dtype)  # 16 MiB
-    gate = K.asarray(rng.normal(size=(4, 4)) + 0j, K.dtype)
-    product = lambda: K.to_numpy(K.matmul(state, gate))  # noqa: E731
+    size = 2 ** BLOCK_QUBITS
+    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // size, size)) + 0j, K.dtype)  # 16 MiB
+    block = K.asarray(rng.normal(size=(size, size)) + 0j, K.dtype)
+    product = lambda: K.to_numpy(K.matmul(state, block))  # noqa: E731
     product()
-    madds_per_second = 2 ** GATE_QUBITS * 4 / float(np.median(_timings(product, 5)))
+    madds_per_second = 2 ** GATE_QUBITS * size / float(np.median(_timings(product, 5)))
     tensor = K.reshape(state, STEP_SHAPE)
-    pair = K.reshape(gate, (2, 2, 2, 2))
+    pair = K.asarray(rng.normal(size=(2, 2, 2, 2)) + 0j, K.dtype)  # a two-qubit gate
     step = lambda: K.to_numpy(K.tensordot(tensor, pair, axes=(STEP_AXES, (0, 1))))  # noqa: E731
     step()
     units = 2 ** GATE_QUBITS * 4 + WRITE_WEIGHT * 2 ** GATE_QUBITS  # multiply-adds + 64 x entries written

@@ -187,9 +187,9 @@ class Circuit(CircuitBase):
         if n <= SWEEP_MAX_QUBITS and not K.compiling():
             program = sweep_program(n, self._operations, K.capabilities.max_ndim)
             blocks = [(len(block.qubits), block.diagonal) for block in program.blocks]
-            return sweep_cost(n, blocks, len(strings))
+            return sweep_cost(n, blocks, strings)
         network = state_network(n, list(self._operations), self._inputs is not None)
-        return network_cost("state", [network], readout_madds(n, len(strings), density=False))
+        return network_cost("state", [network], readout_madds(n, strings, density=False))
 
     def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
         """Each string applied to the state vector (a 16-qubit depth-12 circuit of non-local

@@ -28,8 +28,8 @@ Examples
 >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1)), Operation("rx", (2,), (0.3,))]
 >>> lightcone_floor(cone_groups(ops, ["ZII", "IIZ"], density=False)).tensors
 10
->>> sweep_cost(3, [(2, False), (1, True)], 2).madds
-88.0
+>>> sweep_cost(3, [(2, False), (1, True)], ["ZII", "IIZ"]).madds
+72.0
 """
 
 from __future__ import annotations
@@ -154,26 +154,35 @@ class RouteChoice:
         return f"{self.what}: {self.chosen} (estimated {mine:.3g} s; {others})"
 
 
-def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], num_strings: int) -> RouteCost:
+def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], strings: Sequence[str]) -> RouteCost:
     """The ``"state"`` route of a state vector swept in fused blocks, ``(qubits, diagonal)`` each
     (a dense block of ``k`` qubits: ``2^n 2^k`` multiply-adds; a diagonal one: ``2^n``), then the
     strings read from it.
 
     Examples
     --------
-    >>> sweep_cost(3, [(2, False), (1, True)], 1).madds
-    64.0
+    >>> sweep_cost(3, [(2, False), (1, True)], ["ZII"]).madds
+    56.0
     """
     amplitudes = float(2 ** num_qubits)
     madds = sum(amplitudes * (1 if diagonal else 2 ** k) for k, diagonal in blocks)
-    readout = readout_madds(num_qubits, num_strings, density=False)
-    return RouteCost("state", len(blocks) + 2 * num_strings, madds + readout)
+    readout = readout_madds(num_qubits, strings, density=False)
+    return RouteCost("state", len(blocks) + 2 * len(strings), madds + readout)
 
 
-def readout_madds(num_qubits: int, num_strings: int, density: bool) -> float:
-    """Multiply-adds of reading ``num_strings`` Pauli strings from a computed state: a state
-    vector's ``2^n`` amplitudes once per qubit of each string, a density matrix's ``2^n`` entries."""
-    return float(2 ** num_qubits) * num_strings * (1 if density else num_qubits)
+def readout_madds(num_qubits: int, strings: Sequence[str], density: bool) -> float:
+    """Multiply-adds of reading Pauli strings from a computed state: a state vector's ``2^n``
+    amplitudes once per non-identity letter of each string and once more for its product with
+    the state, a density matrix's ``2^n`` entries once per string.
+
+    Examples
+    --------
+    >>> readout_madds(3, ["ZZI", "IIX"], density=False), readout_madds(3, ["ZZI"], density=True)
+    (40.0, 8.0)
+    """
+    if density:
+        return float(2 ** num_qubits) * len(strings)
+    return float(2 ** num_qubits) * sum(len(string) - string.count("I") + 1 for string in strings)
 
 
 @dataclass(frozen=True)

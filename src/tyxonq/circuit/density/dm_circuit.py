@@ -159,7 +159,7 @@ class DMCircuit(CircuitBase):
         entries read per string."""
         n = self._num_qubits
         network = density_network(n, list(self._operations), self.inputs_kind(), tuple(range(n)))
-        return network_cost("state", [network], readout_madds(n, len(strings), density=True))
+        return network_cost("state", [network], readout_madds(n, strings, density=True))
 
     def _state_fits(self, traced: bool) -> bool:
         """The density matrix fits in memory (and, unless ``traced``, no exact gradient traces
