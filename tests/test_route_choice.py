@@ -12,8 +12,9 @@ from test_noise import reference_density
 import tyxonq as tq
 from conftest import make_backend
 from tyxonq.circuit import calibration
-from tyxonq.circuit.contraction.route_costs import RouteCost
+from tyxonq.circuit.contraction.route_costs import RouteCost, readout_passes
 from tyxonq.operators.pauli import pauli_matrix
+from tyxonq.operators.state_expectation import GROUPED_QUBITS
 
 #: bookkeeping costs everything, or arithmetic does
 TENSORS_DEAR = tq.MachineRates(tensor_seconds=1.0, madds_per_second=1e30)
@@ -245,3 +246,19 @@ def test_bad_rates_are_refused_by_name():
         tq.MachineRates(tensor_seconds=-1.0, madds_per_second=1e9)
     with pytest.raises(ValueError, match="madds_per_second must be positive"):
         tq.MachineRates(tensor_seconds=1e-6, madds_per_second=0.0)
+    with pytest.raises(ValueError, match="passes_per_second must be positive"):
+        tq.MachineRates(tensor_seconds=1e-6, madds_per_second=1e9, passes_per_second=0.0)
+
+
+def test_reading_terms_from_a_state_is_counted_as_the_state_route_reads_them():
+    """Terms flipping the same qubits are read together: a MaxCut's ZZ terms are one product with
+    the state, whatever their number (counted a pass per qubit each, 24 of them sent a 16-qubit
+    QAOA gradient down the light cones at three times the time); each X_q of a TFIM adds a group
+    of two passes (product, flip); past GROUPED_QUBITS terms are read one by one."""
+    zz = ["".join("Z" if q in (a, (a + 1) % 16) else "I" for q in range(16)) for a in range(16)]
+    assert readout_passes(16, zz, density=False) == 2 ** 16
+    tfim = [string for _, string in tq.hamiltonians.tfim(16)]
+    assert readout_passes(16, tfim, density=False) == 2 ** 16 * (1 + 2 * 16)
+    wide = GROUPED_QUBITS + 1
+    assert readout_passes(wide, ["X" + "I" * (wide - 1)] * 3, density=False) == 2 ** wide * 3 * 2
+    assert readout_passes(4, ["ZZII"] * 5, density=True) == 2 ** 4 * 5

@@ -32,10 +32,11 @@ from ..numerics import get_backend, use_backend
 from ..numerics.cache_registry import register_cache
 from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
+from ..operators.state_expectation import apply_pauli_string
 from .contraction.network import expectation_network
 from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
-from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost
+from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost, readout_passes
 
 __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_rates", "REFERENCE_RATES",
            "register_probe"]
@@ -44,11 +45,12 @@ __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_
 #: :func:`machine_rates` (three runs each, rounded); other backends use NumPy's.
 REFERENCE_RATES = {
     "numpy": MachineRates(tensor_seconds=6.3e-6, madds_per_second=6.5e9, units_per_second=6e9,
-                          source="reference"),
+                          passes_per_second=4.5e8, source="reference"),
     "pytorch": MachineRates(tensor_seconds=6.6e-6, madds_per_second=2.5e9, units_per_second=1e10,
-                            source="reference"),
+                            passes_per_second=4e8, source="reference"),
     "jax": MachineRates(tensor_seconds=6.5e-6, madds_per_second=2.0e9, units_per_second=1e10,
-                        compile_seconds_per_tensor=1e-2, compiled_tensor_seconds=2e-6, source="reference"),
+                        compile_seconds_per_tensor=1e-2, compiled_tensor_seconds=2e-6,
+                        passes_per_second=8e8, source="reference"),
 }
 _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
 
@@ -238,6 +240,15 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     step()
     units = 2 ** GATE_QUBITS * 4 + WRITE_WEIGHT * 2 ** GATE_QUBITS  # multiply-adds + 64 x entries written
     units_per_second = units / float(np.median(_timings(step, 5)))
+    vector = K.reshape(state, (2 ** GATE_QUBITS,))
+    flipped = "I" * (GATE_QUBITS // 2) + "X" + "I" * (GATE_QUBITS - GATE_QUBITS // 2 - 1)
+    read = lambda v: K.sum(K.conj(v) * apply_pauli_string(K, v, flipped))  # noqa: E731
+    if K.capabilities.compiles_whole_functions:  # JAX runs state routes as compiled programs
+        read = K.jit(read)
+    readout = lambda: K.to_numpy(read(vector))  # noqa: E731
+    readout()
+    passes = readout_passes(GATE_QUBITS, [flipped], density=False)  # the flip and the product
+    passes_per_second = passes / float(np.median(_timings(readout, 5)))
 
     probe = _probe[0]
     angles = rng.uniform(-np.pi, np.pi, PROBE_QUBITS * max(PROBE_LAYERS))
@@ -283,4 +294,4 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
         compiled_tensor_seconds = per_tensor(run_few, run_many)
     return MachineRates(tensor_seconds=per_tensor(*eager), madds_per_second=madds_per_second,
                         units_per_second=units_per_second, compile_seconds_per_tensor=compile_seconds,
-                        compiled_tensor_seconds=compiled_tensor_seconds)
+                        compiled_tensor_seconds=compiled_tensor_seconds, passes_per_second=passes_per_second)

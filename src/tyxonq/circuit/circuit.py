@@ -19,7 +19,7 @@ from .base import LIGHT_CONE_HINT, CircuitBase
 from .calibration import register_probe
 from .contraction.network import amplitude_network, matrix_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
-from .contraction.route_costs import RouteCost, network_cost, readout_madds, sweep_cost
+from .contraction.route_costs import RouteCost, network_cost, readout_passes, sweep_cost
 from .differentiation.node import expectation_node, recorded_angles
 from .statevector.lanes import lane_state, stacks_states
 from .statevector.placement import apply_matrix, apply_placed, place
@@ -189,7 +189,7 @@ class Circuit(CircuitBase):
             blocks = [(len(block.qubits), block.diagonal) for block in program.blocks]
             return sweep_cost(n, blocks, strings)
         network = state_network(n, list(self._operations), self._inputs is not None)
-        return network_cost("state", [network], readout_madds(n, strings, density=False))
+        return network_cost("state", [network], readout_passes(n, strings, density=False))
 
     def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
         """Each string applied to the state vector (a 16-qubit depth-12 circuit of non-local

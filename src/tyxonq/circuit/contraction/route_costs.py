@@ -11,6 +11,8 @@ operation costs next to a multiply-add, and on JAX how long compiling takes). A
   costs fixed bookkeeping per call (binding, a pairwise step) and, on a compiling backend, some
   compile time once;
 - ``madds``: a sweep's complex multiply-adds, counted from its fused blocks (:func:`sweep_cost`);
+- ``passes``: element-wise passes over a state's amplitudes (diagonal blocks, reading Pauli
+  strings: :func:`readout_passes`), counted in amplitudes;
 - ``units``: a network's cost along a greedy path, in the planner's units (multiply-adds + 64 x
   entries written: :func:`network_cost`, milliseconds for hundreds of tensors, where planning
   searches for seconds; the planned path costs at most this).
@@ -28,8 +30,8 @@ Examples
 >>> ops = [Operation("h", (0,)), Operation("cx", (0, 1)), Operation("rx", (2,), (0.3,))]
 >>> lightcone_floor(cone_groups(ops, ["ZII", "IIZ"], density=False)).tensors
 10
->>> sweep_cost(3, [(2, False), (1, True)], ["ZII", "IIZ"]).madds
-72.0
+>>> sweep_cost(3, [(2, False), (1, True)], ["ZII", "IIZ"]).passes
+16.0
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Sequence
 
 import opt_einsum
 
+from ...operators.state_expectation import GROUPED_QUBITS
 from ..operations.operation import Operation
 from .canonical import canonical_form
 from .lightcone import light_cone
@@ -46,7 +49,7 @@ from .network import Network
 from .paths import CONTRACTION_RATE, path_cost
 
 __all__ = ["MachineRates", "RouteCost", "RouteChoice", "CALLS_PER_COMPILE", "ConeGroup", "cone_groups",
-           "lightcone_floor", "sweep_cost", "network_cost", "readout_madds"]
+           "lightcone_floor", "sweep_cost", "network_cost", "readout_passes"]
 
 #: A compiled program's compile time is counted once per this many calls of it (a variational loop
 #: runs a compiled energy or gradient hundreds of times; a program run once is better left eager).
@@ -63,8 +66,8 @@ class MachineRates:
         Per network tensor of an eager call: binding its values, its pairwise step, the Python
         around them.
     madds_per_second : float
-        Complex multiply-adds per second applying a small matrix to many amplitudes (a gate to a
-        state, as a sweep does: as fast as memory allows).
+        Complex multiply-adds per second applying a small matrix to many amplitudes (a fused
+        block to a state, as a sweep does).
     units_per_second : float
         Cost units per second of a contraction's pairwise steps, the unit the planner minimises
         (a multiply-add, or 1/64 of an entry written: steps transpose their operands, so they run
@@ -75,6 +78,9 @@ class MachineRates:
         program; ``0.0`` where nothing compiles.
     compiled_tensor_seconds : float
         Per tensor of a call of a compiled program (``0.0`` where nothing compiles).
+    passes_per_second : float
+        Amplitudes per second of element-wise passes over a state (a product with a diagonal, a
+        flip of one qubit, a sum: what reading Pauli strings does); ``None``: ``madds_per_second``.
     source : str
         ``"measured"`` on this machine, or ``"reference"`` (the project's reference machine).
     """
@@ -84,17 +90,20 @@ class MachineRates:
     units_per_second: float | None = None
     compile_seconds_per_tensor: float = 0.0
     compiled_tensor_seconds: float = 0.0
+    passes_per_second: float | None = None
     source: str = "measured"
 
     def __post_init__(self) -> None:
         if self.units_per_second is None:
             object.__setattr__(self, "units_per_second", float(CONTRACTION_RATE))
+        if self.passes_per_second is None:
+            object.__setattr__(self, "passes_per_second", self.madds_per_second)
         for name in ("tensor_seconds", "madds_per_second", "units_per_second", "compile_seconds_per_tensor",
-                     "compiled_tensor_seconds"):
+                     "compiled_tensor_seconds", "passes_per_second"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or value < 0 or value != value:
                 raise ValueError(f"MachineRates.{name} must be a non-negative number; got {value!r}")
-        for name in ("madds_per_second", "units_per_second"):
+        for name in ("madds_per_second", "units_per_second", "passes_per_second"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"MachineRates.{name} must be positive; got {getattr(self, name)!r}")
 
@@ -103,14 +112,16 @@ class MachineRates:
 class RouteCost:
     """The work one route to a result does: ``tensors`` (per-call bookkeeping and, compiled,
     compile time each), ``madds`` (complex multiply-adds applying matrices to a state, as a sweep
-    does) and ``units`` (a contraction's pairwise steps: multiply-adds + 64 x entries written);
-    ``floor``: a lower bound (the light cones' bookkeeping, their arithmetic not yet counted)."""
+    does), ``units`` (a contraction's pairwise steps: multiply-adds + 64 x entries written) and
+    ``passes`` (amplitudes swept element-wise); ``floor``: a lower bound (the light cones'
+    bookkeeping, their arithmetic not yet counted)."""
 
     route: str
     tensors: int
     madds: float
     units: float = 0.0
     floor: bool = False
+    passes: float = 0.0
 
     def seconds(self, rates: MachineRates, compiling: bool = False) -> float:
         """The estimated time of one call; ``compiling``: a call of a compiled program, its
@@ -122,7 +133,8 @@ class RouteCost:
         >>> round(RouteCost("lightcone", tensors=100, madds=1e6).seconds(rates), 6)
         0.002
         """
-        arithmetic = self.madds / rates.madds_per_second + self.units / rates.units_per_second
+        arithmetic = (self.madds / rates.madds_per_second + self.units / rates.units_per_second
+                      + self.passes / rates.passes_per_second)
         if compiling:
             per_tensor = rates.compile_seconds_per_tensor / CALLS_PER_COMPILE + rates.compiled_tensor_seconds
             return self.tensors * per_tensor + arithmetic
@@ -156,33 +168,43 @@ class RouteChoice:
 
 def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], strings: Sequence[str]) -> RouteCost:
     """The ``"state"`` route of a state vector swept in fused blocks, ``(qubits, diagonal)`` each
-    (a dense block of ``k`` qubits: ``2^n 2^k`` multiply-adds; a diagonal one: ``2^n``), then the
-    strings read from it.
+    (a dense block of ``k`` qubits: ``2^n 2^k`` multiply-adds; a diagonal one: a pass over the
+    ``2^n`` amplitudes), then the strings read from it.
 
     Examples
     --------
-    >>> sweep_cost(3, [(2, False), (1, True)], ["ZII"]).madds
-    56.0
+    >>> cost = sweep_cost(3, [(2, False), (1, True)], ["ZII"])
+    >>> cost.madds, cost.passes
+    (32.0, 16.0)
     """
     amplitudes = float(2 ** num_qubits)
-    madds = sum(amplitudes * (1 if diagonal else 2 ** k) for k, diagonal in blocks)
-    readout = readout_madds(num_qubits, strings, density=False)
-    return RouteCost("state", len(blocks) + 2 * len(strings), madds + readout)
+    madds = sum(amplitudes * 2 ** k for k, diagonal in blocks if not diagonal)
+    passes = sum(amplitudes for _, diagonal in blocks if diagonal)
+    return RouteCost("state", len(blocks) + 2 * len(strings), madds,
+                     passes=passes + readout_passes(num_qubits, strings, density=False))
 
 
-def readout_madds(num_qubits: int, strings: Sequence[str], density: bool) -> float:
-    """Multiply-adds of reading Pauli strings from a computed state: a state vector's ``2^n``
-    amplitudes once per non-identity letter of each string and once more for its product with
-    the state, a density matrix's ``2^n`` entries once per string.
+def readout_passes(num_qubits: int, strings: Sequence[str], density: bool) -> float:
+    """Amplitudes swept reading Pauli strings from a computed state. A state vector's strings are
+    applied grouped by the qubits they flip (X, Y: :func:`~tyxonq.operators.state_expectation.pauli_groups`):
+    per group one product with its summed diagonal and one flip per flipped qubit, over ``2^n``
+    amplitudes (past :data:`~tyxonq.operators.state_expectation.GROUPED_QUBITS` qubits string by
+    string: one pass per letter and one for the product); a density matrix's strings are one
+    gather of ``2^n`` entries each.
 
     Examples
     --------
-    >>> readout_madds(3, ["ZZI", "IIX"], density=False), readout_madds(3, ["ZZI"], density=True)
-    (40.0, 8.0)
+    >>> readout_passes(3, ["ZZI", "IZZ", "XXI", "YYI"], density=False)  # groups: (), (0, 1)
+    32.0
+    >>> readout_passes(3, ["ZZI", "IZZ"], density=True)
+    16.0
     """
     if density:
         return float(2 ** num_qubits) * len(strings)
-    return float(2 ** num_qubits) * sum(len(string) - string.count("I") + 1 for string in strings)
+    if num_qubits > GROUPED_QUBITS:  # string by string: a pass per letter, and the product
+        return float(2 ** num_qubits) * sum(len(string) - string.count("I") + 1 for string in strings)
+    groups = {tuple(q for q, letter in enumerate(string) if letter in "XY") for string in strings}
+    return float(2 ** num_qubits) * sum(1 + len(flips) for flips in groups)
 
 
 @dataclass(frozen=True)
@@ -234,14 +256,14 @@ def lightcone_floor(groups: Sequence[ConeGroup]) -> RouteCost:
     return RouteCost("lightcone", sum(group.tensors for group in groups), 0.0, floor=True)
 
 
-def network_cost(route: str, networks: Sequence[Network], extra_madds: float = 0.0,
+def network_cost(route: str, networks: Sequence[Network], extra_passes: float = 0.0,
                  multiplicities: Sequence[int] | None = None) -> RouteCost:
     """The work of contracting ``networks``: the cost units (multiply-adds + 64 x entries
     written) of a greedy path for each (cotengrust's where installed, else opt_einsum's), and
     their tensors, counted once per structure: networks equal up to relabelling
     (:func:`~tyxonq.circuit.contraction.canonical.canonical_form`) share a plan and are contracted
     as one batch. ``multiplicities``: how many networks each one stands for (already known to share
-    its structure); ``extra_madds``: what reading the result adds."""
+    its structure); ``extra_passes``: what reading the result adds (:func:`readout_passes`)."""
     tensors, units = 0, 0.0
     seen: dict[tuple, float] = {}
     for network, count in zip(networks, multiplicities or [1] * len(networks)):
@@ -251,7 +273,7 @@ def network_cost(route: str, networks: Sequence[Network], extra_madds: float = 0
             tensors += len(legs)
             seen[key] = _greedy_units(legs, network.output)
         units += count * seen[key]
-    return RouteCost(route, tensors, float(extra_madds), units)
+    return RouteCost(route, tensors, 0.0, units, passes=float(extra_passes))
 
 
 def _greedy_units(legs: Sequence[Sequence[int]], output: Sequence[int]) -> float:

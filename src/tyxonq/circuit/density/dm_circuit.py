@@ -22,7 +22,7 @@ from ...operators.state_expectation import density_pauli_values
 from ..base import LIGHT_CONE_HINT, CircuitBase
 from ..contraction.network import density_network
 from ..contraction.rehearsal import rehearsing
-from ..contraction.route_costs import RouteCost, network_cost, readout_madds
+from ..contraction.route_costs import RouteCost, network_cost, readout_passes
 
 __all__ = ["DMCircuit", "DensityMatrixCircuit"]
 
@@ -159,7 +159,7 @@ class DMCircuit(CircuitBase):
         entries read per string."""
         n = self._num_qubits
         network = density_network(n, list(self._operations), self.inputs_kind(), tuple(range(n)))
-        return network_cost("state", [network], readout_madds(n, strings, density=True))
+        return network_cost("state", [network], readout_passes(n, strings, density=True))
 
     def _state_fits(self, traced: bool) -> bool:
         """The density matrix fits in memory (and, unless ``traced``, no exact gradient traces
