@@ -7,9 +7,10 @@ from the one state), the simulators estimate each route's work from the circuit'
 The rates are measured once per process, backend and precision, the first time a choice needs
 them: one that the reference machine's rates (:data:`REFERENCE_RATES`) leave within
 :data:`CLEAR_MARGIN`. Measuring takes 0.1-0.2 s, and half a second more on JAX the first time a
-compiled program chooses (two compilations are timed). It times a two-qubit gate applied to a
-large state, as a sweep applies it (multiply-adds per second) and as a contraction's pairwise
-step does (cost units per second), and light-cone expectations of two probe circuits, eagerly
+compiled program chooses (two compilations are timed). On a large state it times a fused
+4-qubit block as a sweep applies it (multiply-adds per second), a two-qubit gate as a
+contraction's pairwise step applies it (cost units per second) and one Pauli string read from it
+(element-wise passes per second), and light-cone expectations of two probe circuits, eagerly
 and, on JAX, compiled (seconds per network tensor: the slope between the probes). It runs in an
 empty context and, inside a JAX trace, on a helper thread: outside anything the caller is in.
 
@@ -60,8 +61,9 @@ PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
 #: the layers of the two probes compiled on JAX (fewer: compiling costs milliseconds per tensor)
 COMPILED_PROBE_LAYERS = (1, 3)
 #: multiply-adds are timed as a fused block of BLOCK_QUBITS qubits (a sweep's usual block:
-#: small matrices over many amplitudes) applied to a state of this many qubits, and a contraction's
-#: cost units as the same gate contracted into two legs of the state held as STEP_SHAPE (five
+#: small matrices over many amplitudes) applied to a state of this many qubits, element-wise passes
+#: as one Pauli X read from it, and a contraction's cost units as a two-qubit gate contracted into
+#: two legs of the state held as STEP_SHAPE (five
 #: dimensions: within every backend's limit), legs STEP_AXES: a pairwise step, the state
 #: transposed, then multiplied. 2^20 amplitudes (16 MiB) are past the caches, where arithmetic
 #: decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
