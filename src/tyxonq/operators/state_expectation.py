@@ -8,10 +8,12 @@ re-simulates the circuit; everything is a backend operation, so autograd and vma
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 
+from ..numerics.cache_registry import register_function_cache
 from ..numerics.dtypes import real_dtype_name
 from ..numerics.protocol import ArrayBackend
 
@@ -24,9 +26,28 @@ def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
     return K.reshape(vector, (-1, 2, 2 ** (n - qubit - 1)))
 
 
+#: A flip of one of the last two qubits (halves of one or two amplitudes) on an eager backend is a
+#: gather by a cached index of ``2^n`` entries, up to this many qubits: swapping such short halves
+#: copies 16-32 bytes at a time (measured, 16 qubits: 165-184 us against 41 us on NumPy, 56-76
+#: against 56 us on PyTorch); elsewhere, and under compilation, the halves are swapped.
+GATHERED_FLIP_QUBITS = 20
+
+
 def _flipped(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
+    if n - qubit <= 2 and n <= GATHERED_FLIP_QUBITS and not K.capabilities.compiles_whole_functions \
+            and K.shape(vector)[-1] == 2 ** n:
+        return K.take(vector, _flip_index(n, qubit), axis=-1)
     view = _axis_view(K, vector, n, qubit)
     return K.reshape(K.concatenate([view[:, 1:2, :], view[:, 0:1, :]], axis=1), K.shape(vector))
+
+
+@register_function_cache
+@functools.lru_cache(maxsize=8)
+def _flip_index(n: int, qubit: int) -> np.ndarray:
+    """``index[x] = x xor 2^(n - 1 - qubit)`` (read-only)."""
+    index = np.arange(2 ** n, dtype=np.int64) ^ (1 << (n - 1 - qubit))
+    index.flags.writeable = False
+    return index
 
 
 def _scaled(K: ArrayBackend, vector: Any, n: int, qubit: int, factors: Any) -> Any:
