@@ -137,7 +137,7 @@ def test_adjoint_sweep_with_and_without_the_kept_forward_states(case, seed):
     passes: beside the kept forward states, and undoing psi beside lambda (taken when the kept
     states would not fit in memory), against central differences of the dense energy."""
     n, operations, hamiltonian, _ = case
-    energy, size = parametrised_energy(*case)
+    _, size = parametrised_energy(*case)
     if size == 0:
         return
     params = np.random.default_rng(seed).uniform(-np.pi, np.pi, size)
