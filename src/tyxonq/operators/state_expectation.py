@@ -44,10 +44,9 @@ def _flipped(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
 @register_function_cache
 @functools.lru_cache(maxsize=8)
 def _flip_index(n: int, qubit: int) -> np.ndarray:
-    """``index[x] = x xor 2^(n - 1 - qubit)`` (read-only)."""
-    index = np.arange(2 ** n, dtype=np.int64) ^ (1 << (n - 1 - qubit))
-    index.flags.writeable = False
-    return index
+    """``index[x] = x xor 2^(n - 1 - qubit)``, for ``K.take`` only (left writable: PyTorch warns
+    on wrapping a read-only array, and ``take`` never writes to it)."""
+    return np.arange(2 ** n, dtype=np.int64) ^ (1 << (n - 1 - qubit))
 
 
 def _scaled(K: ArrayBackend, vector: Any, n: int, qubit: int, factors: Any) -> Any:
