@@ -38,6 +38,7 @@ from .contraction.network import expectation_network
 from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
 from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost, readout_passes
+from .operations.fusion import MAX_BLOCK_QUBITS
 
 __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_rates", "REFERENCE_RATES",
            "register_probe"]
@@ -60,15 +61,14 @@ _DEFAULT_REFERENCE = REFERENCE_RATES["numpy"]
 PROBE_QUBITS, PROBE_LAYERS, PROBE_QUBIT = 12, (2, 8), 6
 #: the layers of the two probes compiled on JAX (fewer: compiling costs milliseconds per tensor)
 COMPILED_PROBE_LAYERS = (1, 3)
-#: multiply-adds are timed as a fused block of BLOCK_QUBITS qubits (a sweep's usual block:
-#: small matrices over many amplitudes) applied to a state of this many qubits, element-wise passes
-#: as one Pauli X read from it, and a contraction's cost units as a two-qubit gate contracted into
-#: two legs of the state held as STEP_SHAPE (five
-#: dimensions: within every backend's limit), legs STEP_AXES: a pairwise step, the state
-#: transposed, then multiplied. 2^20 amplitudes (16 MiB) are past the caches, where arithmetic
-#: decides between routes (at 2^18 PyTorch's steps ran 1.8 times faster per unit).
+#: multiply-adds are timed as a fused block of MAX_BLOCK_QUBITS qubits (a sweep's largest and
+#: usual block: small matrices over many amplitudes) applied to a state of this many qubits,
+#: element-wise passes as one Pauli X read from it, and a contraction's cost units as a two-qubit
+#: gate contracted into two legs of the state held as STEP_SHAPE (five dimensions: within every
+#: backend's limit), legs STEP_AXES: a pairwise step, the state transposed, then multiplied. 2^20
+#: amplitudes (16 MiB) are past the caches, where arithmetic decides between routes (at 2^18
+#: PyTorch's steps ran 1.8 times faster per unit).
 GATE_QUBITS = 20
-BLOCK_QUBITS = 4
 STEP_SHAPE, STEP_AXES = (2 ** 7, 2, 2 ** 6, 2, 2 ** 5), (1, 3)
 
 #: a choice whose cheapest route is this many times cheaper than the next under the reference rates
@@ -230,7 +230,7 @@ def _timings(call: Callable[[], Any], repeats: int) -> np.ndarray:
 
 def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     rng = np.random.default_rng(0)
-    size = 2 ** BLOCK_QUBITS
+    size = 2 ** MAX_BLOCK_QUBITS
     state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // size, size)) + 0j, K.dtype)  # 16 MiB
     block = K.asarray(rng.normal(size=(size, size)) + 0j, K.dtype)
     product = lambda: K.to_numpy(K.matmul(state, block))  # noqa: E731

@@ -13,10 +13,11 @@ with ``M_g = (dU_g/dθ) U_g^†`` (a constant times the generator, for rotations
 block's angles cost a few batched ``2^k``-sized calls.
 
 The forward sweep keeps the state after every block that carries angles when those states fit in
-a quarter of the memory budget (:func:`~tyxonq.numerics.memory.fits_in_memory`): the backward
-sweep then undoes blocks on ``lambda`` alone. Otherwise ``psi`` is undone beside ``lambda``, one
-call on both stacked, twice the arithmetic (measured, NumPy, 18-qubit Heisenberg gradient of a
-4-layer ansatz: 120 ms kept, 160-175 ms undone).
+a quarter of the memory budget (:data:`KEPT_STATES_SHARE`,
+:func:`~tyxonq.numerics.memory.fits_in_memory`): the backward sweep then undoes blocks on
+``lambda`` alone. Otherwise ``psi`` is undone beside ``lambda``, one call on both stacked, twice
+the arithmetic (measured, NumPy, 18-qubit Heisenberg gradient of a 4-layer ansatz: 120 ms kept,
+160-175 ms undone).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ __all__ = ["adjoint_sweep"]
 #: than a batch of ``(2^k x right) @ (right x 2^k)`` products (measured, 14 qubits, 4-qubit
 #: block: right = 2: 120 against 243 us on NumPy, 289 against 531 us on PyTorch).
 SMALL_RIGHT = 4
+
+#: The forward states are kept while they take at most this share of the memory budget.
+KEPT_STATES_SHARE = 0.25
 
 Entry = tuple[int, int, int, int]  # (member position in its block, operation, slot, parameter)
 
@@ -86,7 +90,7 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
     operators = block_operators(K, program, matrices, keep, prefixes)
     psi = zero_state(K, num_qubits) if state is None else state
     kept: dict[int, Any] | None = None
-    if fits_in_memory(K, 4 * len(traced) * 2 ** num_qubits):
+    if fits_in_memory(K, int(len(traced) * 2 ** num_qubits / KEPT_STATES_SHARE)):
         kept = {}
         for b, (block, operator) in enumerate(zip(program.blocks, operators)):
             psi = apply_block(K, psi, operator, block.placement, block.diagonal)
