@@ -94,6 +94,35 @@ def test_gradients_reach_one_tracked_array_through_layers(backend_name):
     np.testing.assert_allclose(K.to_numpy(got_gradient), gradient, atol=1e-10)
 
 
+@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+def test_layer_angles_nothing_tracks_are_floats_and_tracked_ones_keep_their_gradient(backend_name):
+    """A backend array nothing tracks is read once into floats (no route converts hundreds of
+    scalars again); a tracked one stays on the backend and its gradient is exact."""
+    K = make_backend(backend_name)
+    angles = np.array([0.3, -1.2, 2.0])
+    expected_gradient = [-np.sin(a) * np.prod(np.cos(np.delete(angles, i))) for i, a in enumerate(angles)]
+
+    def energy(theta):
+        return tq.Circuit(3).layer("ry", range(3), theta).expectation_ps(z=[0, 1, 2])
+
+    with tq.use_backend(K):
+        plain = tq.Circuit(3).layer("ry", range(3), K.asarray(angles))
+        assert [op.params for op in plain.operations] == [(a,) for a in angles.tolist()]
+        assert all(type(op.params[0]) is float for op in plain.operations)
+        value = float(K.to_numpy(energy(K.asarray(angles))))
+        if backend_name == "pytorch":
+            tracked = K.requires_grad(K.asarray(angles))
+            assert all(K.needs_gradient(op.params[0])
+                       for op in tq.Circuit(3).layer("ry", range(3), tracked).operations)
+            energy(tracked).backward()
+            gradient = K.to_numpy(tracked.grad)
+        else:
+            import jax
+            gradient = K.to_numpy(jax.grad(energy)(K.asarray(angles)))
+    np.testing.assert_allclose(value, np.prod(np.cos(angles)), atol=1e-12)
+    np.testing.assert_allclose(gradient, expected_gradient, atol=1e-12)
+
+
 def test_layers_on_every_simulator():
     bell_pairs = [(0, 1), (2, 3)]
     for kind in (tq.Circuit, tq.DMCircuit, tq.MPSCircuit):

@@ -53,7 +53,7 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
                 return None
             continue
         for j, p in enumerate(op.params):
-            if K.needs_gradient(p):
+            if type(p) is not float and K.needs_gradient(p):  # most angles are plain floats
                 if not _real_scalar(K, p):
                     return None
                 slots.append((k, j))
