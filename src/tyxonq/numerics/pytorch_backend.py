@@ -108,8 +108,11 @@ def _gradient_node(torch: Any) -> Any:
             grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim())
             if torch.is_grad_enabled():  # create_graph: the gradient may be differentiated again,
                 grads = _no_second_derivative(torch).apply(grads, *inputs)  # which must raise
+            types = ctx.input_types
+            if all(t == ((), types[0][1]) for t in types):  # scalar angles: one cast, one split
+                return (None, None, *grads.to(types[0][1]).unbind())
             return (None, None, *(g.reshape(shape).to(dtype) for g, (shape, dtype)
-                                  in zip(grads.unbind(), ctx.input_types)))
+                                  in zip(grads.unbind(), types)))
 
     return GradientNode
 
