@@ -219,3 +219,23 @@ def test_applying_a_sum_matches_its_dense_matrix(backend_name, grouped, data):
     finally:
         state_expectation.GROUPED_QUBITS = limit
     np.testing.assert_allclose(K.to_numpy(got), dense(h) @ vector, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_reading_strings_from_states_matches_dense_matrices(backend_name, data):
+    """Each string's <v|P|v> for a stack of random complex vectors, strings sharing their flipped
+    qubits read together, in the order given."""
+    from tyxonq.operators.state_expectation import state_pauli_values
+
+    n = data.draw(st.integers(1, 5))
+    strings = data.draw(st.lists(st.text("IXYZ", min_size=n, max_size=n), min_size=1, max_size=8))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    vectors = rng.normal(size=(3, 2 ** n)) + 1j * rng.normal(size=(3, 2 ** n))
+    K = make_backend(backend_name)
+    expected = [[np.vdot(v, dense(PauliSum([(1.0, s)], n)) @ v).real for s in strings] for v in vectors]
+    got = state_pauli_values(K, K.asarray(vectors), strings)
+    np.testing.assert_allclose(K.to_numpy(got), expected, atol=1e-10)
+    single = state_pauli_values(K, K.asarray(vectors[1]), strings)
+    np.testing.assert_allclose(K.to_numpy(single), expected[1], atol=1e-10)
