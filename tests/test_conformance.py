@@ -68,6 +68,11 @@ class NumpyOracle:
     @staticmethod
     def take(x, indices, axis=0):
         return np.take(x, indices, axis=axis)
+
+    @staticmethod
+    def flip(x, axes):
+        return np.flip(x, axis=tuple(axes))
+
     abs, real, imag, conj, square, sign = np.abs, np.real, np.imag, np.conj, np.square, np.sign
     exp, sin, cos, sqrt, log, log2 = np.exp, np.sin, np.cos, np.sqrt, np.log, np.log2
     solve, inv = np.linalg.solve, np.linalg.inv
@@ -111,6 +116,8 @@ CASES = [
     Case("where", lambda k, d: k.where(d["mask"], d["A"], d["B"])),
     Case("take-rows", lambda k, d: k.take(d["A"], [2, 0, 2])),
     Case("take-axis", lambda k, d: k.take(d["T"], [1, 0], axis=2)),
+    Case("flip-axes", lambda k, d: k.flip(d["T"], (0, 2))),
+    Case("flip-axis", lambda k, d: k.flip(d["A"], [1])),
     Case("abs", lambda k, d: k.abs(d["A"])),
     Case("real", lambda k, d: k.real(d["A"])),
     Case("imag", lambda k, d: k.imag(d["A"])),

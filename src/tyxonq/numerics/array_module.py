@@ -205,6 +205,10 @@ class ArrayModuleBackend(BackendBase):
     def take(self, x: Any, indices: Any, axis: int = 0) -> Any:
         return self.xp.take(x, self.xp.asarray(np.asarray(indices, dtype=np.int64)), axis=axis)
 
+    def flip(self, x: Any, axes: Sequence[int]) -> Any:
+        """``x`` with the order of its entries along ``axes`` reversed (NumPy: a view)."""
+        return self.xp.flip(x, axis=tuple(axes))
+
     # -- element-wise --------------------------------------------------------------------------
     def abs(self, x: Any) -> Any:
         return self.xp.abs(x)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .allocator import prime_allocator
 from .array_module import NUMPY_MAX_NDIM, ArrayModuleBackend
 from .capabilities import BackendCapabilities
 
@@ -37,6 +38,7 @@ class NumpyBackend(ArrayModuleBackend):
             device="cpu", distributed=True, max_ndim=NUMPY_MAX_NDIM,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)
+        prime_allocator()  # megabyte temporaries from glibc's heap, not fresh pages each time
 
 
 def numpy_twin(K: Any) -> NumpyBackend:

@@ -459,6 +459,9 @@ class PyTorchBackend(BackendBase):
         indices = self.torch.as_tensor(np.asarray(indices, dtype=np.int64), device=x.device)
         return self.torch.index_select(x, axis % x.ndim, indices)
 
+    def flip(self, x: Any, axes: Sequence[int]) -> Any:
+        return self.torch.flip(self._tensor(x), tuple(axes))
+
     def where(self, condition: Any, x: Any, y: Any) -> Any:
         condition = self._tensor(condition).to(self.torch.bool)
         x, y = self._weak_scalars(x, y)

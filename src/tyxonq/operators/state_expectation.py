@@ -34,11 +34,15 @@ GATHERED_FLIP_QUBITS = 20
 
 
 def _flipped(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
-    if n - qubit <= 2 and n <= GATHERED_FLIP_QUBITS and not K.capabilities.compiles_whole_functions \
-            and K.shape(vector)[-1] == 2 ** n:
+    if _gathered(K, vector, n, qubit):
         return K.take(vector, _flip_index(n, qubit), axis=-1)
     view = _axis_view(K, vector, n, qubit)
     return K.reshape(K.concatenate([view[:, 1:2, :], view[:, 0:1, :]], axis=1), K.shape(vector))
+
+
+def _gathered(K: ArrayBackend, vector: Any, n: int, qubit: int) -> bool:
+    return n - qubit <= 2 and n <= GATHERED_FLIP_QUBITS and not K.capabilities.compiles_whole_functions \
+        and K.shape(vector)[-1] == 2 ** n
 
 
 @register_function_cache
@@ -58,18 +62,18 @@ def _factors(K: ArrayBackend, values: list[complex], dtype: Any) -> Any:
 
 
 def apply_pauli_string(K: ArrayBackend, state: Any, string: str) -> Any:
-    """``P|state>`` for a Pauli string ``P`` (character q on qubit q, qubit 0 most significant)."""
+    """``P|state>`` for a Pauli string ``P`` (character q on qubit q, qubit 0 most significant):
+    ``P|x> = d(x) |x xor m>``, the signs and phases of ``d`` applied qubit by qubit, then one flip
+    of the X/Y qubits ``m``."""
     n = len(string)
     sign = _factors(K, [1, -1], K.dtype_of(state))
-    y_phase = _factors(K, [-1j, 1j], K.dtype_of(state))
+    y_phase = _factors(K, [1j, -1j], K.dtype_of(state))
     for qubit, letter in enumerate(string):
-        if letter in "XY":
-            state = _flipped(K, state, n, qubit)
         if letter == "Z":
             state = _scaled(K, state, n, qubit, sign)
         elif letter == "Y":
             state = _scaled(K, state, n, qubit, y_phase)
-    return state
+    return _flip(K, state, n, tuple(q for q, letter in enumerate(string) if letter in "XY"))
 
 
 def _diagonal_expectation(K: ArrayBackend, probabilities: Any, string: str) -> Any:
@@ -134,9 +138,25 @@ def pauli_groups(hamiltonian: Any) -> list[tuple[tuple[int, ...], np.ndarray]]:
 
 
 def _flip(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
-    for qubit in qubits:
-        vector = _flipped(K, vector, n, qubit)
-    return vector
+    """``vector`` (or a stack of them) with the bits of ``qubits`` flipped: one reversal of a view
+    whose axes of size two are those qubits; qubit by qubit where that view would need more than
+    the backend's ``max_ndim`` axes."""
+    if not qubits:
+        return vector
+    if len(qubits) == 1 and _gathered(K, vector, n, qubits[0]):
+        return K.take(vector, _flip_index(n, qubits[0]), axis=-1)
+    lead = tuple(K.shape(vector)[:-1])
+    view, axes, previous = list(lead), [], -1
+    for qubit in sorted(qubits):
+        view += [2 ** (qubit - previous - 1), 2]
+        axes.append(len(view) - 1)
+        previous = qubit
+    view.append(2 ** (n - previous - 1))
+    if len(view) > K.capabilities.max_ndim:
+        for qubit in qubits:
+            vector = _flipped(K, vector, n, qubit)
+        return vector
+    return K.reshape(K.flip(K.reshape(vector, tuple(view)), axes), K.shape(vector))
 
 
 def apply_pauli_sum(K: ArrayBackend, state: Any, hamiltonian: Any) -> Any:
