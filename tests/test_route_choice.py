@@ -254,11 +254,15 @@ def test_reading_terms_from_a_state_is_counted_as_the_state_route_reads_them():
     """Terms flipping the same qubits are read together: a MaxCut's ZZ terms are one product with
     the state, whatever their number (counted a pass per qubit each, 24 of them sent a 16-qubit
     QAOA gradient down the light cones at three times the time); each X_q of a TFIM adds a group
-    of two passes (product, flip); past GROUPED_QUBITS terms are read one by one."""
+    of two passes (product, flip), and so does each bond's XX + YY (one flip of both qubits); past
+    GROUPED_QUBITS terms are read one by one."""
     zz = ["".join("Z" if q in (a, (a + 1) % 16) else "I" for q in range(16)) for a in range(16)]
     assert readout_passes(16, zz, density=False) == 2 ** 16
     tfim = [string for _, string in tq.hamiltonians.tfim(16)]
     assert readout_passes(16, tfim, density=False) == 2 ** 16 * (1 + 2 * 16)
+    heisenberg = [string for _, string in tq.hamiltonians.heisenberg(16)]  # XX and YY flip alike
+    assert readout_passes(16, heisenberg, density=False) == 2 ** 16 * (1 + 2 * 15)
     wide = GROUPED_QUBITS + 1
     assert readout_passes(wide, ["X" + "I" * (wide - 1)] * 3, density=False) == 2 ** wide * 3 * 2
+    assert readout_passes(wide, ["YZ" + "X" * (wide - 2)], density=False) == 2 ** wide * (2 + 1 + 1)
     assert readout_passes(4, ["ZZII"] * 5, density=True) == 2 ** 4 * 5

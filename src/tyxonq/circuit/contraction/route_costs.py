@@ -187,24 +187,25 @@ def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], strings: Seq
 def readout_passes(num_qubits: int, strings: Sequence[str], density: bool) -> float:
     """Amplitudes swept reading Pauli strings from a computed state. A state vector's strings are
     applied grouped by the qubits they flip (X, Y: :func:`~tyxonq.operators.state_expectation.pauli_groups`):
-    per group one product with its summed diagonal and one flip per flipped qubit, over ``2^n``
-    amplitudes (past :data:`~tyxonq.operators.state_expectation.GROUPED_QUBITS` qubits string by
-    string: one pass per letter and one for the product); a density matrix's strings are one
-    gather of ``2^n`` entries each.
+    per group one product with its summed diagonal and one flip of all its flipped qubits, over
+    ``2^n`` amplitudes (past :data:`~tyxonq.operators.state_expectation.GROUPED_QUBITS` qubits
+    string by string: one pass per Z or Y, one flip and one product); a density matrix's strings
+    are one gather of ``2^n`` entries each.
 
     Examples
     --------
     >>> readout_passes(3, ["ZZI", "IZZ", "XXI", "YYI"], density=False)  # groups: (), (0, 1)
-    32.0
+    24.0
     >>> readout_passes(3, ["ZZI", "IZZ"], density=True)
     16.0
     """
     if density:
         return float(2 ** num_qubits) * len(strings)
-    if num_qubits > GROUPED_QUBITS:  # string by string: a pass per letter, and the product
-        return float(2 ** num_qubits) * sum(len(string) - string.count("I") + 1 for string in strings)
+    if num_qubits > GROUPED_QUBITS:  # string by string: signs and phases, one flip, the product
+        return float(2 ** num_qubits) * sum(
+            string.count("Z") + string.count("Y") + ("X" in string or "Y" in string) + 1 for string in strings)
     groups = {tuple(q for q, letter in enumerate(string) if letter in "XY") for string in strings}
-    return float(2 ** num_qubits) * sum(1 + len(flips) for flips in groups)
+    return float(2 ** num_qubits) * sum(1 + bool(flips) for flips in groups)
 
 
 @dataclass(frozen=True)
