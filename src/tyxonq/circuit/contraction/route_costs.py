@@ -202,8 +202,8 @@ def readout_passes(num_qubits: int, strings: Sequence[str], density: bool) -> fl
     if density:
         return float(2 ** num_qubits) * len(strings)
     if num_qubits > GROUPED_QUBITS:  # string by string: signs and phases, one flip, the product
-        return float(2 ** num_qubits) * sum(
-            string.count("Z") + string.count("Y") + ("X" in string or "Y" in string) + 1 for string in strings)
+        return float(2 ** num_qubits) * sum(string.count("Z") + string.count("Y")
+                                            + ("X" in string or "Y" in string) + 1 for string in strings)
     groups = {tuple(q for q, letter in enumerate(string) if letter in "XY") for string in strings}
     return float(2 ** num_qubits) * sum(1 + bool(flips) for flips in groups)
 
