@@ -18,7 +18,7 @@ from ..numerics.dtypes import real_dtype_name
 from ..numerics.protocol import ArrayBackend
 
 __all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation",
-           "state_pauli_values", "density_pauli_values"]
+           "state_pauli_values", "density_pauli_values", "flipped_qubits"]
 
 
 def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
@@ -73,7 +73,7 @@ def apply_pauli_string(K: ArrayBackend, state: Any, string: str) -> Any:
             state = _scaled(K, state, n, qubit, sign)
         elif letter == "Y":
             state = _scaled(K, state, n, qubit, y_phase)
-    return _flip(K, state, n, tuple(q for q, letter in enumerate(string) if letter in "XY"))
+    return _flip(K, state, n, flipped_qubits(string))
 
 
 def _diagonal_expectation(K: ArrayBackend, probabilities: Any, string: str) -> Any:
@@ -131,7 +131,7 @@ def pauli_groups(hamiltonian: Any) -> list[tuple[tuple[int, ...], np.ndarray]]:
     """
     groups: dict[tuple[int, ...], np.ndarray] = {}
     for coefficient, string in hamiltonian:
-        mask = tuple(q for q, letter in enumerate(string) if letter in "XY")
+        mask = flipped_qubits(string)
         term = coefficient * _diagonal(string)
         groups[mask] = groups[mask] + term if mask in groups else term
     return list(groups.items())
@@ -144,7 +144,7 @@ def _flip(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
     if not qubits:
         return vector
     if len(qubits) == 1 and _gathered(K, vector, n, qubits[0]):
-        return K.take(vector, _flip_index(n, qubits[0]), axis=-1)
+        return _flipped(K, vector, n, qubits[0])
     lead = tuple(K.shape(vector)[:-1])
     view, axes, previous = list(lead), [], -1
     for qubit in sorted(qubits):
@@ -259,7 +259,7 @@ def state_pauli_values(K: ArrayBackend, state: Any, strings: Sequence[str]) -> A
     high = n // 2
     groups: dict[tuple[int, ...], list[int]] = {}
     for index, string in enumerate(strings):
-        groups.setdefault(tuple(q for q, letter in enumerate(string) if letter in "XY"), []).append(index)
+        groups.setdefault(flipped_qubits(string), []).append(index)
     dtype = K.dtype_name_of(state)
     pieces, order = [], []
     for mask, members in groups.items():
@@ -294,6 +294,17 @@ def density_pauli_values(K: ArrayBackend, rho: Any, strings: Sequence[str]) -> A
     factors = K.constant(np.stack([_diagonal(string) for string in strings]), K.dtype_name_of(rho))
     entries = K.reshape(K.take(K.reshape(rho, (-1,)), positions), (len(strings), dimension))
     return K.real(K.sum(entries * factors, axis=1))
+
+
+def flipped_qubits(string: str) -> tuple[int, ...]:
+    """The qubits a Pauli string flips (its X and Y positions), ascending.
+
+    Examples
+    --------
+    >>> flipped_qubits("XZIY")
+    (0, 3)
+    """
+    return tuple(q for q, letter in enumerate(string) if letter in "XY")
 
 
 def _flip_mask(string: str) -> int:

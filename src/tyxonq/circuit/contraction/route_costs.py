@@ -41,7 +41,7 @@ from typing import Sequence
 
 import opt_einsum
 
-from ...operators.state_expectation import GROUPED_QUBITS
+from ...operators.state_expectation import GROUPED_QUBITS, flipped_qubits
 from ..operations.operation import Operation
 from .canonical import canonical_form
 from .lightcone import light_cone
@@ -204,7 +204,7 @@ def readout_passes(num_qubits: int, strings: Sequence[str], density: bool) -> fl
     if num_qubits > GROUPED_QUBITS:  # string by string: signs and phases, one flip, the product
         return float(2 ** num_qubits) * sum(string.count("Z") + string.count("Y")
                                             + ("X" in string or "Y" in string) + 1 for string in strings)
-    groups = {tuple(q for q, letter in enumerate(string) if letter in "XY") for string in strings}
+    groups = {flipped_qubits(string) for string in strings}
     return float(2 ** num_qubits) * sum(1 + bool(flips) for flips in groups)
 
 
