@@ -5,6 +5,7 @@ conversions, and bad input."""
 
 from __future__ import annotations
 
+import decimal
 import itertools
 import math
 
@@ -102,8 +103,8 @@ def test_random_clifford_circuits_match_the_dense_reference(backend_id):
     check()
 
 
-def _reference(n, c):
-    """The plain dense state of ``c``'s gates (reference.py's matrices, exact angles)."""
+def _reference_operations(c):
+    """``c``'s gates as reference.py's (gate, qubits, params), exact angles."""
     operations = []
     for op in c.operations:
         params = op.params
@@ -113,7 +114,18 @@ def _reference(n, c):
             operations.append(("unitary", op.qubits, (matrix,)))
         else:
             operations.append((op.gate, op.qubits, params))
-    return reference_state(n, operations)
+    return operations
+
+
+def _reference(n, c):
+    """The plain dense state of ``c``'s gates (reference.py's matrices, exact angles)."""
+    return reference_state(n, _reference_operations(c))
+
+
+def _reference_tableau(n, c):
+    """The stim tableau of the dense unitary of ``c``'s gates on ``n`` qubits (qubit 0 the most
+    significant)."""
+    return stim.Tableau.from_unitary_matrix(reference_unitary(n, _reference_operations(c)), endian="big")
 
 
 @st.composite
@@ -387,3 +399,205 @@ def test_marginal_probabilities_and_shot_estimates():
     assert abs(value - exact) < 5 * error + 1e-12
     with pytest.raises(ValueError, match="at most 12"):
         tq.StabilizerCircuit(13).marginal_probability(range(13))
+
+
+def _stim_unitary_gates():
+    """Every unitary gate stim knows that takes qubit targets (not Pauli products), with its width."""
+    return sorted((name, 2 if data.is_two_qubit_gate else 1) for name, data in stim.gate_data().items()
+                  if data.is_unitary and not data.takes_pauli_targets)
+
+
+@pytest.mark.parametrize(("name", "width"), _stim_unitary_gates())
+def test_from_stim_reads_every_unitary_gate_stim_has_exactly(name, width):
+    """Each of stim's Clifford gates is read (SQRT_Y, C_ZYX, SQRT_XX_DAG, H_YZ, XCY, ...), on
+    reversed qubits too, as the gate stim means (its tableau) and an exactly unitary matrix."""
+    qubits = list(range(width))[::-1]
+    c = tq.StabilizerCircuit.from_stim(f"{name} " + " ".join(map(str, qubits)))
+    expected = stim.Circuit(f"{name} " + " ".join(map(str, qubits))).to_tableau()
+    assert _reference_tableau(width, c) == expected
+    for op in c.operations:
+        if op.gate == "unitary":
+            matrix = np.asarray(op.params[0]).reshape(2 ** width, -1)
+            assert matrix.dtype == np.complex128
+            assert np.max(np.abs(matrix.conj().T @ matrix - np.eye(2 ** width))) < 1e-15
+    padded = stim.Circuit("I " + " ".join(map(str, qubits))) + c.to_stim()  # I and II write nothing
+    assert padded.to_tableau() == expected
+
+
+def _clifford_gate_cases():
+    """(label, build on a 2-qubit stabilizer circuit): every Clifford gate tyxonq has, rotations at
+    every quarter turn (controlled ones at multiples of pi), u at all quarter-turn triples, Pauli
+    rotations, adjoints and a Clifford unitary, two-qubit gates on qubits (1, 0)."""
+    quarter = math.pi / 2
+    cases = [(g, lambda c, g=g: getattr(c, g)(1)) for g in ONE]
+    cases += [(g, lambda c, g=g: getattr(c, g)(1, 0)) for g in TWO]
+    cases += [("iswap^dagger", lambda c: c.append(tq.StabilizerCircuit(2).iswap(1, 0).inverse()))]
+    for gate, width in ROTATIONS.items():
+        controlled = gate in ("crx", "cry", "crz", "cphase")
+        for k in range(0, 8, 2) if controlled else range(4):
+            qubits = (1, 0)[:width]
+            cases.append((f"{gate}({k})",
+                          lambda c, g=gate, q=qubits, k=k: getattr(c, g)(*q, theta=k * quarter)))
+    for turns in itertools.product(range(4), repeat=3):
+        angles = dict(zip(("theta", "phi", "lam"), (k * quarter for k in turns)))
+        cases.append((f"u{turns}", lambda c, a=angles: c.u(1, **a)))
+    for letters in ("X", "Y", "Z", "XY", "ZZ", "YX"):
+        for k in range(1, 4):
+            qubits = (1, 0)[:len(letters)]
+            cases.append((f"exp:{letters}({k})",
+                          lambda c, p=letters, q=qubits, k=k: c.exp_pauli(p, q, k * quarter)))
+    matrix = reference_unitary(2, [("h", (0,), ()), ("s", (1,), ()), ("cx", (0, 1), ()), ("h", (1,), ())])
+    cases.append(("unitary", lambda c: c.unitary(1, 0, matrix=matrix)))
+    return cases
+
+
+@pytest.mark.parametrize("build", [pytest.param(build, id=label) for label, build in _clifford_gate_cases()])
+def test_every_clifford_gate_round_trips_through_stim(build):
+    """to_stim -> from_stim keeps every Clifford gate (ry(pi/2) is written SQRT_Y, u C_ZYNX, rxx(pi/2)
+    SQRT_XX, ...): the dense unitary read back has the gate's tableau, and its state the gate's."""
+    c = tq.StabilizerCircuit(2).h(0).s(0).cx(0, 1).h(1)  # an entangled state that gates change
+    build(c)
+    back = tq.StabilizerCircuit.from_stim(c.to_stim())
+    assert _reference_tableau(2, back) == _reference_tableau(2, c)
+    expected, got = _reference(2, c), tq.get_backend().to_numpy(back.state())
+    assert abs(abs(np.vdot(expected, got)) - 1.0) < 1e-12
+
+
+def test_from_stim_reads_negated_pauli_products():
+    for text in ("SPP !X0", "SPP_DAG !X0*Z1", "SPP !X0*!Z1 Y1", "SPP_DAG Y0*!Y1 !Z0"):
+        c = tq.StabilizerCircuit.from_stim(text)
+        assert _reference_tableau(2, c) == (stim.Circuit("I 0 1") + stim.Circuit(text)).to_tableau()
+
+
+def _error_mechanisms(model):
+    """A detector error model's errors as {(detectors and observables flipped): probability}, errors
+    with the same targets combined (either one, not both, flips them)."""
+    found = {}
+    for instruction in model.flattened():
+        if instruction.type == "error":
+            key = frozenset(str(target) for target in instruction.targets_copy())
+            p, q = instruction.args_copy()[0], found.get(key, 0.0)
+            found[key] = p * (1 - q) + q * (1 - p)
+    return found
+
+
+@pytest.mark.parametrize("family", ["repetition_code:memory", "surface_code:rotated_memory_x",
+                                    "surface_code:rotated_memory_z", "surface_code:unrotated_memory_x",
+                                    "surface_code:unrotated_memory_z", "color_code:memory_xyz"])
+def test_stim_generated_noisy_circuits_give_stim_s_detector_error_model(family):
+    """Every family of stim's generated circuits, with all four kinds of circuit noise, read by
+    from_stim: the same error mechanisms (same targets, probabilities to 1e-12) and detector
+    coordinates as stim's own circuit."""
+    noise = dict(after_clifford_depolarization=0.001, before_round_data_depolarization=0.002,
+                 before_measure_flip_probability=0.003, after_reset_flip_probability=0.004)
+    code = stim.Circuit.generated(family, distance=3, rounds=2, **noise)
+    ours = tq.StabilizerCircuit.from_stim(code)
+    assert (ours.num_detectors, ours.num_observables) == (code.num_detectors, code.num_observables)
+    got, expected = ours.detector_error_model(), code.detector_error_model()
+    got_errors, expected_errors = _error_mechanisms(got), _error_mechanisms(expected)
+    assert got_errors.keys() == expected_errors.keys() and len(got_errors) > 10
+    assert all(abs(got_errors[key] - expected_errors[key]) <= 1e-12 for key in got_errors)
+    assert got.get_detector_coordinates() == expected.get_detector_coordinates()
+
+
+def test_the_unitary_check_follows_the_precision_of_the_dtype():
+    """stim's single-precision matrices pass (as a unitary of any simulator); the tolerance is about
+    1e-6 for complex64 and 1e-8 for complex128."""
+    single = stim.Tableau.from_named_gate("C_XYZ").to_unitary_matrix(endian="big")
+    assert single.dtype == np.complex64
+    c = tq.StabilizerCircuit(1).unitary(0, matrix=single)
+    assert c.to_stim().to_tableau() == stim.Tableau.from_named_gate("C_XYZ")
+    tq.Circuit(1).unitary(0, matrix=single)
+    with pytest.raises(ValueError, match="not unitary .* complex128"):
+        tq.Circuit(1).unitary(0, matrix=single.astype(np.complex128))
+    hadamard = np.array([[1, 1], [1, -1]]) / np.sqrt(2)
+    for dtype, small, large in ((np.complex64, 2e-7, 3e-6), (np.complex128, 1e-9, 1e-7)):  # |U^+U - I| ~ 2x
+        tq.Circuit(1).unitary(0, matrix=(hadamard * (1 + small)).astype(dtype))
+        with pytest.raises(ValueError, match="not unitary"):
+            tq.Circuit(1).unitary(0, matrix=(hadamard * (1 + large)).astype(dtype))
+
+
+def test_stim_tableaus_are_checked_against_the_memory_limit():
+    """stim's tableau grows as n^2: sampling (its reference sample) is refused by a MemoryError naming
+    the call before stim allocates, exact values go by propagation instead; a wide circuit acting
+    on a few qubits samples (its reference sample is made on those)."""
+    wide = tq.StabilizerCircuit(10 ** 6).x(0)
+    previous = tq.memory_limit()
+    try:
+        tq.set_memory_limit("1 GiB")
+        bits = tq.get_backend().to_numpy(wide.sample(2, seed=1, format="bits"))
+        assert bits.shape == (2, 10 ** 6) and bits.sum() == 2 and bits[:, 0].all()
+        assert float(wide.expectation_ps(z=[0, 5])) == -1.0
+        c = tq.StabilizerCircuit(3000).h(0)
+        for q in range(2999):
+            c.cx(q, q + 1)
+        tq.set_memory_limit("1 MiB")
+        with pytest.raises(MemoryError, match=r"sample\(\) of a circuit acting on 3,000 qubits needs .* "
+                                              r"tableau .* under tq.set_memory_limit.*sample_detectors"):
+            c.sample(2, seed=1)
+        assert float(c.expectation_ps(z=[0, 2999])) == 1.0 and float(c.expectation_ps(x=range(3000))) == 1.0
+        assert float(c.expectation_ps(x=[0])) == 0.0
+    finally:
+        tq.set_memory_limit(None if math.isinf(previous) else previous)
+    bits = tq.get_backend().to_numpy(c.sample(20, seed=1, format="bits"))
+    assert sorted(set(bits.sum(axis=1).tolist())) == [0, 3000]
+
+
+_PI = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
+
+
+def _nearest_quarter_turn(angle):
+    """``(k, |angle - k pi/2|)`` for the nearest ``k``: the float's exact value against pi to 60
+    digits (enough for angles below 1e30)."""
+    with decimal.localcontext() as context:
+        context.prec = 60
+        quarter, exact = _PI / 2, decimal.Decimal(angle)
+        k = int((exact / quarter).to_integral_value())
+        return k, abs(exact - k * quarter)
+
+
+def test_clifford_angles_are_judged_by_absolute_distance():
+    """A rotation is Clifford when its angle is within 1e-9 of a multiple of pi/2, at any size: rz(1e9)
+    is refused (it once passed as a quarter turn), so is the float nearest a huge multiple of pi/2
+    computed as k * (pi/2) (its rounding puts it 4e-8 away), while a float within 1e-9 of a huge
+    multiple is accepted with the turns it means."""
+    from tyxonq.circuit.operations.clifford import is_quarter_turn, quarter_turns
+    from tyxonq.circuit.operations.operation import Operation
+
+    k = round(1e9 / (math.pi / 2))
+    with decimal.localcontext() as context:
+        context.prec = 60
+        floats = (float(decimal.Decimal(j) * _PI / 2) for j in range(k, k + 2000))
+        near = next(f for f in floats if _nearest_quarter_turn(f)[1] < decimal.Decimal("5e-10"))
+    ordinary = [0.0, math.pi / 2, -math.pi, 3 * math.pi / 2 + 5e-10, 7 * math.pi / 2, 0.3, math.pi / 2 + 3e-9]
+    for angle in ordinary + [1e9, k * (math.pi / 2), near, -near]:
+        turns, distance = _nearest_quarter_turn(angle)
+        clifford = distance <= decimal.Decimal("1e-9")
+        assert is_quarter_turn(angle) == clifford, angle
+        if not clifford:
+            with pytest.raises(NonCliffordError, match="not a multiple of pi/2"):
+                tq.StabilizerCircuit(1).h(0).rz(0, theta=angle)
+            continue
+        assert quarter_turns(Operation("crz", (0, 1), (angle,))) == (turns % 8,)
+        c, dense = tq.StabilizerCircuit(1).h(0).rz(0, theta=angle), tq.Circuit(1).h(0).rz(0, theta=angle)
+        for axis in ("x", "y"):
+            value, reference = c.expectation_ps(**{axis: [0]}), dense.expectation_ps(**{axis: [0]})
+            assert abs(float(value) - float(reference)) < 2e-9
+    assert not is_quarter_turn(1e9) and is_quarter_turn(near) and not is_quarter_turn(k * (math.pi / 2))
+    assert not is_quarter_turn(math.inf) and not is_quarter_turn(math.nan)
+
+
+def test_stim_caches_are_registered():
+    """The stabilizer simulator's caches (Clifford checks, stim names of tableaus and gates, stim's
+    gate matrices) are listed by tq.cache_info() and emptied by tq.clear_caches()."""
+    names = ["tyxonq.circuit.operations.clifford._table_gate_is_clifford",
+             "tyxonq.circuit.stabilizer.program._named_tableaus",
+             "tyxonq.circuit.stabilizer.program._table_instructions",
+             "tyxonq.circuit.stabilizer.from_stim._gate_matrix"]
+    tq.clear_caches()
+    c = tq.StabilizerCircuit(2).ry(0, theta=math.pi / 2).cx(0, 1)  # ry(pi/2) is written SQRT_Y
+    tq.StabilizerCircuit.from_stim(c.to_stim())
+    sizes = tq.cache_info().sizes
+    assert all(sizes[name] > 0 for name in names), {name: sizes.get(name) for name in names}
+    tq.clear_caches()
+    assert all(tq.cache_info().sizes[name] == 0 for name in names)

@@ -3,7 +3,8 @@ resets and Pauli gates conditioned on the parity of classical bits.
 
 A gate is Clifford when it maps every Pauli string to a Pauli string under conjugation. The
 fixed gates of the table are known (``h``, ``s``, ``cx``, ...); a parametrised gate is Clifford
-at angles that are multiples of ``pi/2`` (to :data:`CLIFFORD_ANGLE_TOLERANCE`) where its matrix,
+at angles within :data:`CLIFFORD_ANGLE_TOLERANCE` of a multiple of ``pi/2`` (an absolute distance,
+at any size of angle) where its matrix,
 built at the exact angles, passes the conjugation test (``rx(pi/2)`` is, ``cphase(pi/2)`` is not);
 a ``unitary`` is tested on its matrix. The answers depend on the operation's structure and its
 quarter turns only, so they are cached.
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.cache_registry import register_function_cache
 from ...numerics.dual import Dual
 from ...numerics.lanes import Lanes
 from ...operators.pauli import PAULI_LETTERS, pauli_coefficients
@@ -36,7 +38,8 @@ __all__ = ["CLIFFORD_ANGLE_TOLERANCE", "CLIFFORD_GATES", "NonCliffordError", "cl
            "quarter_turns", "exact_params", "pauli_rotations", "is_quarter_turn", "pauli_of_gate",
            "feedback_of", "is_clifford_matrix"]
 
-#: an angle within this of a multiple of pi/2 counts as that multiple
+#: an angle within this (an absolute distance, whatever the angle's size) of a multiple of pi/2
+#: counts as that multiple
 CLIFFORD_ANGLE_TOLERANCE = 1e-9
 #: the fixed gates of the table that are Clifford
 CLIFFORD_GATES = frozenset({"i", "h", "x", "y", "z", "s", "sdg", "sx", "sxdg", "cx", "cy", "cz", "swap",
@@ -73,16 +76,39 @@ def quarter_turns(op: Operation) -> tuple[int, ...]:
     --------
     >>> quarter_turns(Operation("rz", (0,), (-3.141592653589793,)))
     (6,)
+    >>> quarter_turns(Operation("rz", (0,), (1e9,)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tyxonq.circuit.operations.clifford.NonCliffordError: rz(theta=1e+09) is not a Clifford gate: ...
     """
     turns = []
     for value, name in zip(op.params, GATES[op.gate].param_names):
         angle = _host_angle(value, op.gate)
-        steps = round(angle / _QUARTER)
-        if not abs(angle - steps * _QUARTER) <= CLIFFORD_ANGLE_TOLERANCE * max(1.0, abs(angle)):
+        steps = _quarter_steps(angle)
+        if steps is None:
             raise NonCliffordError(f"{op.gate}({name}={angle:.6g}) is not a Clifford gate: its angle is "
                                    f"not a multiple of pi/2 (within {CLIFFORD_ANGLE_TOLERANCE:g}); {_HINT}")
-        turns.append(steps % 8)  # a controlled rotation's period is 4 pi
+        turns.append(steps)
     return tuple(turns)
+
+
+def _quarter_steps(angle: float) -> int | None:
+    """``k`` in ``0..7`` when ``angle`` is within :data:`CLIFFORD_ANGLE_TOLERANCE` of ``k pi/2``
+    modulo ``4 pi`` (a controlled rotation's period), else ``None`` (a non-finite angle too).
+
+    The half angle is reduced to ``(-pi, pi]`` by ``atan2(sin, cos)``: the sine and cosine reduce
+    their argument exactly (as the dense simulators' gate matrices do), so the distance found is
+    the float's own, to a few ``1e-16``, at any size (``x mod 2pi`` in floating point is off by
+    ``|x| 2e-16``, far above the tolerance for large ``x``).
+    """
+    if not math.isfinite(angle):
+        return None
+    half = angle / 2  # exact
+    reduced = math.atan2(math.sin(half), math.cos(half))
+    eighths = round(reduced / (_QUARTER / 2))
+    if not 2 * abs(reduced - eighths * (_QUARTER / 2)) <= CLIFFORD_ANGLE_TOLERANCE:
+        return None
+    return eighths % 8
 
 
 def exact_params(turns: tuple[int, ...]) -> tuple[float, ...]:
@@ -125,6 +151,7 @@ def _single_pauli(matrix: np.ndarray, tolerance: float) -> tuple[int, complex] |
     return index, complex(coefficients[index])
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def _table_gate_is_clifford(gate: str, turns: tuple[int, ...]) -> bool:
     if not GATES[gate].is_parametrised:
@@ -271,6 +298,11 @@ def pauli_rotations(op: Operation) -> list[tuple[str, float]]:
 
 
 def is_quarter_turn(angle: float) -> bool:
-    """Whether ``angle`` is a multiple of ``pi/2`` (to :data:`CLIFFORD_ANGLE_TOLERANCE`)."""
-    steps = round(angle / _QUARTER)
-    return abs(angle - steps * _QUARTER) <= CLIFFORD_ANGLE_TOLERANCE * max(1.0, abs(angle))
+    """Whether ``angle`` is a multiple of ``pi/2`` (to :data:`CLIFFORD_ANGLE_TOLERANCE`, absolute).
+
+    Examples
+    --------
+    >>> is_quarter_turn(3 * math.pi / 2), is_quarter_turn(1e9), is_quarter_turn(float("nan"))
+    (True, False, False)
+    """
+    return _quarter_steps(angle) is not None

@@ -20,7 +20,11 @@ __all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "ANNOTATION_KINDS", "clbit
            "validate_unitary_matrix",
            "matrix_values"]
 
-UNITARITY_TOLERANCE = {"complex128": 1e-8, "float64": 1e-8, "complex64": 1e-5, "float32": 1e-5}
+#: ``|U^dagger U - I|`` may reach this many machine epsilons of the matrix's dtype per unit of its
+#: dimension (a unitary computed in that precision carries about ``dimension * eps`` of rounding)
+UNITARITY_EPSILONS = 8
+#: and never less than this (exact and double-precision input)
+UNITARITY_TOLERANCE = 1e-8
 #: operations that are not gates or channels: a mid-circuit measurement into a classical bit, a
 #: reset to ``|0>`` and a post-selection on an outcome (:mod:`~tyxonq.circuit.operations.deferred`)
 DYNAMIC_KINDS = ("measure", "reset", "post_select")
@@ -305,15 +309,45 @@ def matrix_values(K: ArrayBackend, matrix: Any, num_qubits: int, what: str) -> n
 
 
 def validate_unitary_matrix(matrix: Any, num_qubits: int, K: ArrayBackend) -> Any:
-    """A ``2^k x 2^k`` (or ``(2,)*2k``) numeric unitary, checked to tolerance."""
+    """A ``2^k x 2^k`` (or ``(2,)*2k``) numeric unitary, checked to the precision of its dtype
+    (:func:`unitarity_tolerance`; ``U^dagger U`` formed in double precision).
+
+    Examples
+    --------
+    >>> single = (np.array([[1, 1], [1, -1]]) / np.sqrt(2)).astype(np.complex64)
+    >>> validate_unitary_matrix(single, 1, get_backend("numpy")).dtype.name
+    'complex64'
+    >>> validate_unitary_matrix(single.astype(complex), 1, get_backend("numpy"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unitary: matrix is not unitary (max |U^dagger U - I| = 3.4e-08 > 1e-08, the tolerance ...
+    """
     host = matrix_values(K, matrix, num_qubits, "unitary")
     if host is None:
         return matrix
-    deviation = float(np.max(np.abs(host.conj().T @ host - np.eye(host.shape[0]))))
-    tolerance = UNITARITY_TOLERANCE.get(host.dtype.name, 1e-8)
+    wide = host.astype(np.complex128)
+    deviation = float(np.max(np.abs(wide.conj().T @ wide - np.eye(host.shape[0]))))
+    tolerance = unitarity_tolerance(host.dtype, host.shape[0])
     if not deviation <= tolerance:
         raise ValueError(
-            f"unitary: matrix is not unitary (max |U^dagger U - I| = {deviation:.2e} > "
-            f"{tolerance:.0e})"
+            f"unitary: matrix is not unitary (max |U^dagger U - I| = {deviation:.2g} > {tolerance:.2g}, the "
+            f"tolerance of a {host.dtype.name} matrix of dimension {host.shape[0]}: pass a unitary matrix, "
+            "with entries accurate to its dtype's precision)"
         )
     return matrix
+
+
+def unitarity_tolerance(dtype: Any, dimension: int) -> float:
+    """How far ``U^dagger U`` may be from ``I`` for a ``dimension``-square matrix of ``dtype``:
+    :data:`UNITARITY_EPSILONS` ``* dimension`` machine epsilons of a floating dtype, at least
+    :data:`UNITARITY_TOLERANCE`.
+
+    Examples
+    --------
+    >>> unitarity_tolerance(np.complex128, 4), round(unitarity_tolerance(np.complex64, 2), 8)
+    (1e-08, 1.91e-06)
+    """
+    kind = np.dtype(dtype)
+    if kind.kind not in "fc":  # integers: exact
+        return UNITARITY_TOLERANCE
+    return max(UNITARITY_TOLERANCE, UNITARITY_EPSILONS * dimension * float(np.finfo(kind).eps))

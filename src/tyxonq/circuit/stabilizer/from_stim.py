@@ -2,7 +2,9 @@
 
 ``REPEAT`` blocks are unrolled (and ``SHIFT_COORDS`` applied) by stim's ``flattened``; each
 measurement writes the next classical bit (stim's record ``k`` is bit ``k``). Gates with a name
-in the gate table keep it, stim's other unitary gates become a ``unitary`` of their matrix; noise
+in the gate table keep it, stim's other unitary gates (every one it has: ``SQRT_Y``, ``C_XYZ``,
+``SQRT_XX``, ``XCY``, ...) become a ``unitary`` of their exact matrix (stim's own is single
+precision, :func:`exact_clifford_matrix`); noise
 becomes Pauli channels; ``M``/``MR``/``R`` in any basis become measurements and resets with basis
 changes (``MR(p)``'s flip probability a ``bit_flip`` before the measurement, an inverted target
 ``!q`` an ``x`` around it); ``CX rec[-k] q`` and its kin conditioned Paulis; ``DETECTOR`` and
@@ -13,14 +15,16 @@ naming it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
+from ...numerics.cache_registry import register_function_cache
 from ...operators import channels
 from .program import require_stim
 
-__all__ = ["from_stim"]
+__all__ = ["from_stim", "exact_clifford_matrix"]
 
 _NAMES = {"I": "i", "H": "h", "X": "x", "Y": "y", "Z": "z", "S": "s", "S_DAG": "sdg", "SQRT_X": "sx",
           "SQRT_X_DAG": "sxdg", "CX": "cx", "CY": "cy", "CZ": "cz", "SWAP": "swap", "ISWAP": "iswap"}
@@ -78,9 +82,10 @@ def _read(c: Any, instruction: Any, stim: Any) -> None:
         else:
             c.observable_include(bits, int(args[0]))
         return
-    if name in ("SPP", "SPP_DAG"):  # exp(-+ i pi/4 P) for each product P
-        for letters, qubits in _products(targets):
-            c.exp_pauli(letters, qubits, np.pi / 2 if name == "SPP" else -np.pi / 2)
+    if name in ("SPP", "SPP_DAG"):  # exp(-+ i pi/4 P) for each product P (exp(+- i pi/4 P) for -P)
+        for letters, qubits, negated in _products(targets):
+            clockwise = (name == "SPP") != negated
+            c.exp_pauli(letters, qubits, np.pi / 2 if clockwise else -np.pi / 2)
         return
     if any(t.is_sweep_bit_target for t in targets) or any(t.is_combiner for t in targets):
         raise ValueError(f"from_stim: {name} with sweep bits or Pauli products is not supported")
@@ -106,25 +111,65 @@ def _read(c: Any, instruction: Any, stim: Any) -> None:
         elif name in _NAMES:
             getattr(c, _NAMES[name])(*[t.value for t in pair])
         else:
-            matrix = stim.Tableau.from_named_gate(name).to_unitary_matrix(endian="big")
-            c.unitary(*[t.value for t in pair], matrix=np.asarray(matrix, dtype=complex))
+            c.unitary(*[t.value for t in pair], matrix=_gate_matrix(name).copy())
 
 
-def _products(targets: list) -> list[tuple[str, tuple[int, ...]]]:
-    """Pauli products ``X0*Z3 Y1`` as ``[("XZ", (0, 3)), ("Y", (1,))]``."""
-    products: list[tuple[str, list[int]]] = []
+@register_function_cache
+@functools.lru_cache(maxsize=None)
+def _gate_matrix(name: str) -> np.ndarray:
+    """The exact matrix (read-only; qubit 0 the most significant) of stim's unitary gate ``name``."""
+    stim = require_stim()
+    matrix = exact_clifford_matrix(stim.Tableau.from_named_gate(name).to_unitary_matrix(endian="big"))
+    matrix.setflags(write=False)
+    return matrix
+
+
+def exact_clifford_matrix(matrix: Any) -> np.ndarray:
+    """A Clifford unitary given in low precision (stim's are ``complex64``), exactly: in stim's
+    choice of global phase, the real and imaginary parts of its entries are 0 or
+    ``+-2^(-j/2)``, each set to the nearest such value in double precision.
+
+    Examples
+    --------
+    >>> import stim
+    >>> single = stim.Tableau.from_named_gate("C_XYZ").to_unitary_matrix(endian="big")
+    >>> exact = exact_clifford_matrix(single)
+    >>> single.dtype.name, exact.tolist() == (np.array([[1, -1j], [1, 1j]]) * 2 ** -0.5).tolist()
+    ('complex64', True)
+    """
+    given = np.asarray(matrix)
+    parts = np.stack([given.real, given.imag]).astype(np.float64)
+    qubits = given.shape[0].bit_length() - 1
+    smallest = 2.0 ** (-(qubits + 1) / 2)  # of a nonzero part: |entry| >= 2^(-k/2), times cos(pi/4)
+    nonzero = np.abs(parts) > smallest / 2
+    exponents = np.round(-2 * np.log2(np.where(nonzero, np.abs(parts), 1.0)))
+    exact_parts = np.where(nonzero, np.sign(parts) * 2.0 ** (-exponents / 2), 0.0)
+    exact = exact_parts[0] + 1j * exact_parts[1]
+    unitary = np.max(np.abs(exact.conj().T @ exact - np.eye(exact.shape[0]))) <= 1e-12
+    if not unitary or np.max(np.abs(exact_parts - parts)) > 1e-5:
+        raise ValueError("from_stim: a gate matrix is not a Clifford unitary in stim's phase convention "
+                         "(entries' parts 0 or +-2^(-j/2))")
+    return exact
+
+
+def _products(targets: list) -> list[tuple[str, tuple[int, ...], bool]]:
+    """Pauli products ``!X0*Z3 Y1`` as ``[("XZ", (0, 3), True), ("Y", (1,), False)]``: letters,
+    qubits, and whether the product is negated (an odd number of inverted targets ``!``)."""
+    products: list[tuple[str, list[int], bool]] = []
     joined = False
     for target in targets:
         if target.is_combiner:
             joined = True
             continue
         letter = "X" if target.is_x_target else "Y" if target.is_y_target else "Z"
+        inverted = bool(target.is_inverted_result_target)
         if joined:
-            products[-1] = (products[-1][0] + letter, products[-1][1] + [target.value])
+            letters, qubits, negated = products[-1]
+            products[-1] = (letters + letter, qubits + [target.value], negated != inverted)
         else:
-            products.append((letter, [target.value]))
+            products.append((letter, [target.value], inverted))
         joined = False
-    return [(letters, tuple(qubits)) for letters, qubits in products]
+    return [(letters, tuple(qubits), negated) for letters, qubits, negated in products]
 
 
 def _feedback(c: Any, name: str, pair: list) -> None:

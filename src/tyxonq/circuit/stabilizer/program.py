@@ -12,12 +12,15 @@ last measurement written into it, so rec offsets are counted at each instruction
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.cache_registry import register_function_cache
+from ...numerics.memory import ALWAYS_FITS_BYTES, format_bytes, memory_budget, memory_limit
 from ..operations.clifford import (
     exact_params,
     feedback_of,
@@ -29,7 +32,7 @@ from ..operations.gates import GATES, gate_matrix
 from ..operations.operation import Operation
 
 __all__ = ["StimProgram", "ProgramBuilder", "stim_program", "require_stim", "gate_instructions",
-           "channel_instruction", "step_text"]
+           "channel_instruction", "step_text", "tableau_bytes", "tableau_fits", "require_tableau_memory"]
 
 #: stim's names tried first when a gate's tableau has several (aliases come after)
 _PREFERRED = ("I", "H", "X", "Y", "Z", "S", "S_DAG", "SQRT_X", "SQRT_X_DAG", "SQRT_Y", "SQRT_Y_DAG", "CX",
@@ -44,6 +47,66 @@ def require_stim() -> Any:
     except ImportError as error:  # pragma: no cover - stim is in the test extra
         raise ImportError("the stabilizer simulator runs on stim: pip install stim") from error
     return stim
+
+
+#: stim's tableaus pad each row of qubits to a multiple of this many bits (its SIMD word)
+_TABLEAU_WORD = 256
+#: host bytes per (padded qubit)^2 of stim's tableau simulator at its peak: a tableau is four
+#: n x n bit tables (the X and Z parts of the images of each X_j and Z_j), n^2 / 2 bytes, and the
+#: simulator's working copy peaks a little above; measured with stim 1.16 (peak RSS growth of
+#: ``TableauSimulator`` of n qubits running a circuit, and of ``Circuit.reference_sample``, at
+#: n = 4000 and 16000: 0.61 n^2 and 0.50 n^2 bytes)
+_TABLEAU_BYTES_PER_QUBIT_SQUARED = 0.625
+
+
+def tableau_bytes(num_qubits: int) -> int:
+    """Host bytes stim's tableau of ``num_qubits`` qubits takes at its peak (the tableau simulator
+    and the reference sample of a compiled sampler make one; it grows as ``n^2``).
+
+    Examples
+    --------
+    >>> format_bytes(tableau_bytes(10 ** 6))
+    '582 GiB'
+    """
+    padded = -(-num_qubits // _TABLEAU_WORD) * _TABLEAU_WORD
+    return math.ceil(_TABLEAU_BYTES_PER_QUBIT_SQUARED * padded ** 2)
+
+
+def _tableau_budget(needed: int) -> float | None:
+    """``None`` when ``needed`` bytes fit in host memory (and under :func:`tyxonq.set_memory_limit`),
+    else the bytes available."""
+    if needed <= min(ALWAYS_FITS_BYTES, memory_limit()):  # not worth reading the host's free memory
+        return None
+    available = memory_budget(get_backend("numpy"))  # stim runs in host memory, whatever the backend
+    return None if needed <= available else available
+
+
+def tableau_fits(num_qubits: int) -> bool:
+    """Whether stim's tableau of ``num_qubits`` qubits fits in host memory (and the memory limit)."""
+    return _tableau_budget(tableau_bytes(num_qubits)) is None
+
+
+def require_tableau_memory(num_qubits: int, what: str, hint: str) -> None:
+    """Raise ``MemoryError`` naming ``what`` and the sizes, before stim makes a tableau of
+    ``num_qubits`` qubits that does not fit in host memory (or under the memory limit); ``hint``
+    says what to do instead.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> with tq.use_memory_limit("1 GiB"):
+    ...     require_tableau_memory(10 ** 6, "sample()", "Use fewer qubits.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    MemoryError: sample() needs 582 GiB of host memory for stim's tableau of 1,000,000 qubits ...
+    """
+    needed = tableau_bytes(num_qubits)
+    available = _tableau_budget(needed)
+    if available is not None:
+        where = "under tq.set_memory_limit" if available >= memory_limit() else "on this host"
+        raise MemoryError(f"{what} needs {format_bytes(needed)} of host memory for stim's tableau of "
+                          f"{num_qubits:,} qubits (it grows as n^2) but {format_bytes(available)} is "
+                          f"available {where}. {hint}")
 
 
 @dataclass(frozen=True)
@@ -79,6 +142,7 @@ class StimProgram:
         return copy
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=None)
 def _named_tableaus(num_qubits: int) -> dict[str, str]:
     stim = require_stim()
@@ -108,6 +172,7 @@ def _tableau_instructions(matrix: np.ndarray) -> tuple[tuple[str, tuple[int, ...
     return tuple(steps)
 
 
+@register_function_cache
 @functools.lru_cache(maxsize=4096)
 def _table_instructions(gate: str, turns: tuple[int, ...], dagger: bool) -> tuple:
     if gate.startswith("exp:"):

@@ -33,7 +33,7 @@ from ..operations.clifford import (
 )
 from ..operations.operation import ANNOTATION_KINDS, Operation
 from ..simulator import SimulatorBase, simulator_class, weighted_sum
-from .program import ProgramBuilder, StimProgram, require_stim
+from .program import ProgramBuilder, StimProgram, require_stim, require_tableau_memory, tableau_fits
 from .propagation import PropagationReport, backward_program, propagated_expectations, propagation_counts
 
 __all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS", "MARGINAL_QUBITS"]
@@ -42,6 +42,10 @@ __all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS", "MARGINAL_
 STATE_QUBITS = 24
 #: ``marginal_probability`` (and the shot estimates drawn from it) of at most this many qubits
 MARGINAL_QUBITS = 12
+#: what to do when the reference sample of stim's sampler (made on an ``n^2`` tableau) does not fit
+_REFERENCE_HINT = ("stim's sampler starts from a noiseless reference sample made on a tableau of the qubits "
+                   "the circuit acts on: use sample_detectors() (no tableau) when detector outcomes are "
+                   "what is needed, a circuit on fewer qubits, or a higher tq.set_memory_limit.")
 #: an ``expectation`` of ``(matrix, qubits)`` operators is expanded in Pauli strings: at most this
 #: many qubits in all (``expectation_ps`` and ``pauli_expectations`` take any width)
 EXPECTATION_QUBITS = 8
@@ -369,9 +373,9 @@ class StabilizerCircuit(SimulatorBase):
         n, m = self._num_qubits, self._num_clbits
         require_sample_memory(shots, n + m, format, bits=True)
         program = self._program()
-        circuit = self._final_circuit()
         if "reference" not in self._compiled:
-            self._compiled["reference"] = circuit.reference_sample()
+            self._compiled["reference"] = self._reference_sample(program)
+        circuit = self._final_circuit()
         sampler = circuit.compile_sampler(seed=seed, reference_sample=self._compiled["reference"])
         records = sampler.sample(shots)
         final_columns = records[:, program.num_measurements:] if final else records[:, :0]
@@ -383,6 +387,16 @@ class StabilizerCircuit(SimulatorBase):
             final_columns = np.concatenate([bits, final_columns], axis=1)
         return formatted_rows(get_backend(), final_columns.view(np.int8), m, n, format, confusions, final,
                               seed)
+
+    def _reference_sample(self, program: StimProgram) -> np.ndarray:
+        """stim's noiseless reference sample of the final circuit (the program's records, then every
+        qubit's), its tableau made on the qubits the program acts on only: the others stay ``|0>``
+        and read 0."""
+        touched = program.stim_circuit.num_qubits
+        what = f"sample() of a circuit acting on {touched:,} qubits"
+        require_tableau_memory(touched, what, _REFERENCE_HINT)
+        reference = program.circuit(touched).reference_sample()
+        return np.concatenate([reference, np.zeros(self._num_qubits - touched, dtype=bool)])
 
     def sample_detectors(self, shots: int, seed: int | None = None,
                          separate_observables: bool = True) -> Any:
@@ -475,15 +489,23 @@ class StabilizerCircuit(SimulatorBase):
     def _exact_values(self, strings: list[str]) -> np.ndarray:
         if not strings:
             return np.zeros(0)
-        if self.is_noisy() or self.is_dynamic() or self._rotations:
+        if self.is_noisy() or self.is_dynamic() or self._rotations or not self._tableau_fits():
             return propagated_expectations(self._backward(), strings)
         stim = require_stim()
         simulator = self._tableau_simulator()
         return np.array([simulator.peek_observable_expectation(stim.PauliString(s)) for s in strings],
                         dtype=float)
 
+    def _tableau_fits(self) -> bool:
+        """Whether the final tableau is made (or fits): else exact values come by propagation,
+        whose memory grows as ``n``, not ``n^2``."""
+        return "tableau" in self._compiled or tableau_fits(self._num_qubits)
+
     def _tableau_simulator(self) -> Any:
         if "tableau" not in self._compiled:
+            require_tableau_memory(self._num_qubits, "stim's tableau simulator",
+                                   "Use expectation_ps or pauli_expectations (they propagate each string "
+                                   "instead), or fewer qubits.")
             simulator = require_stim().TableauSimulator()
             simulator.set_num_qubits(self._num_qubits)
             simulator.do(self._program().circuit())
