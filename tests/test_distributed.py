@@ -116,3 +116,74 @@ def test_outside_a_launcher_nothing_changes():
     with pytest.raises(ValueError, match="engine='slurm'"):
         tq.distributed.initialize("slurm")
     tq.distributed.finalize()
+
+
+JAX_VARIABLES = ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
+
+
+@pytest.mark.parametrize("given, missing", [
+    ({}, JAX_VARIABLES),
+    ({"JAX_COORDINATOR_ADDRESS": "localhost:1"}, ("JAX_NUM_PROCESSES", "JAX_PROCESS_ID")),
+    ({"JAX_NUM_PROCESSES": "2", "JAX_PROCESS_ID": "0"}, ("JAX_COORDINATOR_ADDRESS",)),
+])
+def test_jax_outside_its_launcher_says_what_is_missing_and_how_to_launch(monkeypatch, given, missing):
+    """No KeyError from deep inside: a ValueError naming each missing setting (and only those),
+    the way to launch, and that an initialised jax.distributed is joined as it is."""
+    jax = pytest.importorskip("jax")
+    assert not jax.distributed.is_initialized()
+    for name in JAX_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match="engine='jax'") as raised:
+        tq.distributed.initialize("jax")
+    message = str(raised.value)
+    named = message.split("but")[1].split(":")[0]  # "..., but <the missing ones> is not set (...): ..."
+    assert all(name in named for name in missing) and not any(
+        name in named for name in set(JAX_VARIABLES) - set(missing)), message
+    assert "jax.distributed.initialize" in message and "num_processes=" in message
+    assert not tq.distributed.joined()
+
+
+@pytest.mark.parametrize("variable, value, fragment", [
+    ("JAX_NUM_PROCESSES", "two", "JAX_NUM_PROCESSES='two' must be a positive int"),
+    ("JAX_NUM_PROCESSES", "0", "JAX_NUM_PROCESSES='0' must be a positive int"),
+    ("JAX_PROCESS_ID", "2", r"JAX_PROCESS_ID='2' must be a rank in \[0, 2\)"),
+    ("JAX_PROCESS_ID", "-1", r"JAX_PROCESS_ID='-1' must be a rank in \[0, 2\)"),
+])
+def test_jax_settings_are_checked_before_joining(monkeypatch, variable, value, fragment):
+    pytest.importorskip("jax")
+    for name, default in zip(JAX_VARIABLES, ("localhost:1", "2", "0")):
+        monkeypatch.setenv(name, default)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=fragment):
+        tq.distributed.initialize("jax")
+    monkeypatch.setenv(variable, dict(zip(JAX_VARIABLES, ("localhost:1", "2", "0")))[variable])
+    with pytest.raises(ValueError, match=r"process_id=5 must be a rank in \[0, 2\)"):
+        tq.distributed.initialize("jax", process_id=5)
+    with pytest.raises(TypeError, match="num_processes=2.0 must be a positive int"):
+        tq.distributed.initialize("jax", num_processes=2.0)
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf"), "60", True])
+def test_the_timeout_is_checked_for_every_engine(timeout):
+    for engine in ("torch", "jax"):
+        with pytest.raises((ValueError, TypeError), match="timeout="):
+            tq.distributed.initialize(engine, timeout=timeout)
+    assert not tq.distributed.joined()
+
+
+def test_a_jax_runtime_already_started_is_used_and_left_running(monkeypatch):
+    """jax.distributed initialised by the user (here: reported so): joined without any variable,
+    and finalize leaves it to its owner."""
+    jax = pytest.importorskip("jax")
+    for name in JAX_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(jax.distributed, "is_initialized", lambda: True)
+    shutdowns = []
+    monkeypatch.setattr(jax.distributed, "shutdown", lambda: shutdowns.append(1))
+    comm = tq.distributed.initialize("jax")
+    assert comm.name == "jax" and (comm.rank, comm.size) == (0, 1) and tq.distributed.joined()
+    np.testing.assert_array_equal(comm.all_reduce_sum(np.array([1.0 + 2j])), [1.0 + 2j])
+    tq.distributed.finalize()
+    assert shutdowns == [] and not tq.distributed.joined()

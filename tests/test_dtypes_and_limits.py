@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import tyxonq as tq
 from conftest import make_backend
 from tyxonq.numerics import DimensionLimitError
 from tyxonq.numerics.array_module import ArrayModuleBackend
@@ -185,3 +187,42 @@ def test_cupynumeric_reshapes_stay_within_6_dimensions(backend_name, old, new, m
         np.testing.assert_array_equal(got, x.reshape(new))
     assert K.shape(K.reshape(K.asarray(values), (-1, 2))) == (values.size // 2, 2)
     assert steps and max(steps) <= 6, steps
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1 GB", 10 ** 9), ("1GB", 10 ** 9), ("1 gb", 10 ** 9), ("2 kB", 2000), ("0.5 MB", 5 * 10 ** 5),
+    ("3 TB", 3 * 10 ** 12), ("1.5 GiB", 1.5 * 2 ** 30), ("512mib", 512 * 2 ** 20), ("1 TiB", 2 ** 40),
+    (" 7 KiB ", 7 * 1024), ("100 B", 100), ("100b", 100), ("100", 100), ("2 PiB", 2 * 2 ** 50),
+])
+def test_memory_limits_read_decimal_and_binary_units(text, expected):
+    """KB/MB/GB/TB are powers of 1000 and KiB/MiB/GiB/TiB of 1024, in any case, spaced or not."""
+    with tq.use_memory_limit(text) as cap:
+        assert cap == expected and tq.memory_limit() == expected
+
+
+@pytest.mark.parametrize("text", ["1 GBB", "lots", "1 gigabyte", "1 Gb/s", "GB", "1.5.2 MB", "-1 MB", "1 G",
+                                  ""])
+def test_a_memory_limit_in_unknown_units_is_refused_listing_the_units(text):
+    with pytest.raises(ValueError, match="limit=") as raised:
+        tq.set_memory_limit(text)
+    message = str(raised.value)
+    assert all(unit in message.split() or unit + "," in message.split()
+               for unit in ("B,", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")), message
+    assert "1000" in message and "1024" in message and "case" in message
+    assert tq.memory_limit() == float("inf")
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True), np.bool_(False)])
+def test_checked_flag_takes_bools(value):
+    from tyxonq.numerics.arguments import checked_flag
+
+    assert checked_flag(value, "negate") is bool(value)
+
+
+@pytest.mark.parametrize("value", ["yes", "no", "False", "", 0, 1, 1.0, None, np.array(True), [True]])
+def test_checked_flag_refuses_what_is_only_truthy(value):
+    """A flag given as text or a number is refused by name, never read as its truth value."""
+    from tyxonq.numerics.arguments import checked_flag
+
+    with pytest.raises(TypeError, match=rf"^final={re.escape(repr(value))} must be True or False; got "):
+        checked_flag(value, "final")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -74,7 +75,10 @@ def with_checksum(entry):
 def evaluate_with(cache, expected, content):
     """Replace the one entry's content, evaluate as a new process would, and return the warnings."""
     file, _ = entry_of(cache)
-    file.write_bytes(content if isinstance(content, bytes) else content.encode())
+    if callable(content):  # puts something else in the entry's place
+        content(file)
+    else:
+        file.write_bytes(content if isinstance(content, bytes) else content.encode())
     tq.clear_plan_cache()
     persistent_cache._reported.clear()
     with warnings.catch_warnings(record=True) as caught:
@@ -105,6 +109,11 @@ def damaged_contents(entry):
     yield "index out of range", json.dumps(with_checksum({**entry, "path": [[0, 99]] + path[1:]}))
     yield "repeated index", json.dumps(with_checksum({**entry, "path": [[0, 0]] + path[1:]}))
     yield "too many steps", json.dumps(with_checksum({**entry, "path": path + [[0, 1]]}))
+    yield "deeply nested", "[" * 100000 + "]" * 100000
+    yield "deeply nested path", json.dumps({**entry, "path": "X"}).replace('"X"', "[" * 5000 + "]" * 5000)
+    yield "an unhashable index", json.dumps(with_checksum({**entry, "path": [[[0], [1]]] + path[1:]}))
+    yield "a huge number", json.dumps({**entry, "largest_size": "X"}).replace('"X"', "9" * 100000)
+    yield "not UTF-8", json.dumps(entry).encode("utf-16")
 
 
 def test_every_damaged_entry_is_ignored_searched_again_and_rewritten(cache):
@@ -114,6 +123,77 @@ def test_every_damaged_entry_is_ignored_searched_again_and_rewritten(cache):
         reported = evaluate_with(cache, expected, content)
         assert len(reported) == 1, name
         assert "damaged" in str(reported[0].message), name
+
+
+class Hung(BaseException):
+    """Reading the cache blocked (not an Exception: no handler of the code under test takes it)."""
+
+
+@contextlib.contextmanager
+def failing_if_blocked(seconds: int = 30):
+    """Turn a block that hangs (a read from a FIFO no one writes) into a :class:`Hung` failure."""
+    def hung(*_):
+        raise Hung(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def replaced_by_fifo(file):
+    file.unlink()
+    os.mkfifo(file)
+
+
+def padded_beyond_the_size_cap(file):
+    """A sound entry followed by whitespace: valid JSON, larger than any entry the cache writes."""
+    file.write_text(file.read_text() + " " * (persistent_cache.MAX_ENTRY_BYTES + 1))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "SIGALRM"), reason="POSIX only")
+@pytest.mark.parametrize("replace", [replaced_by_fifo, padded_beyond_the_size_cap], ids=["fifo", "oversized"])
+def test_only_regular_files_within_the_size_cap_are_read(cache, replace, monkeypatch):
+    """A FIFO in an entry's place is not opened for a blocking read (nobody writes to it: the read
+    would wait forever), an oversized file is not read; each is damage: ignored, reported once,
+    searched again and replaced by a sound entry."""
+    expected = circuit().state(method="contraction")
+    monkeypatch.setattr(persistent_cache, "MAX_ENTRY_BYTES", 64 * 1024)
+    with failing_if_blocked():
+        reported = evaluate_with(cache, expected, replace)
+    assert len(reported) == 1 and "damaged" in str(reported[0].message)
+    assert stat.S_ISREG(entry_of(cache)[0].stat().st_mode)
+
+
+def test_a_directory_in_an_entrys_place_costs_a_search(cache):
+    expected = circuit().state(method="contraction")
+    file, _ = entry_of(cache)
+    file.unlink()
+    file.mkdir()
+    tq.clear_plan_cache()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.testing.assert_allclose(circuit().state(method="contraction"), expected, atol=1e-12)
+    assert (tq.plan_cache_info().path_searches, tq.plan_cache_info().loaded) == (1, 0)
+    messages = [str(w.message) for w in caught if issubclass(w.category, PersistentCacheWarning)]
+    assert len(messages) == 2 and "damaged" in messages[0] and "could not write" in messages[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
+def test_read_entry_refuses_what_is_not_a_regular_file_within_the_cap(tmp_path):
+    regular, fifo = tmp_path / "entry.json", tmp_path / "fifo.json"
+    regular.write_bytes(b"{}")
+    os.mkfifo(fifo)
+    assert persistent_cache.read_entry(regular) == b"{}"
+    with failing_if_blocked():
+        for what, limit in ((fifo, None), (tmp_path, None), (regular, 1)):
+            with pytest.raises(persistent_cache.DamagedEntry, match="regular file|larger than"):
+                persistent_cache.read_entry(what, limit)
+    with pytest.raises(FileNotFoundError):
+        persistent_cache.read_entry(tmp_path / "missing.json")
 
 
 def test_a_sound_path_for_another_contraction_order_is_not_trusted(cache):

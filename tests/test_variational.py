@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -217,6 +218,103 @@ def test_an_objective_jax_cannot_trace_runs_uncompiled_with_one_warning():
                                         progress=False)
     assert len(caught) == 1
     np.testing.assert_allclose(result.history_fun, compiled.history_fun, atol=1e-12)
+
+
+def one_qubit_ansatz(params):
+    return tq.Circuit(1).ry(0, params[0])
+
+
+#: (options of minimize, the exception, a regex of its message): each bad on every backend
+BAD_OPTIONS = [
+    (dict(method="adam", learning_rate=-1), ValueError, r"learning_rate=-1 must be a positive, finite"),
+    (dict(method="sgd", learning_rate=0), ValueError, r"learning_rate=0 must be a positive, finite number"),
+    (dict(method="adam", learning_rate=float("nan")), ValueError, r"learning_rate=nan must be a positive"),
+    (dict(method="sgd", learning_rate=float("inf")), ValueError, r"learning_rate=inf must be a positive"),
+    (dict(method="qng", learning_rate=-0.1, circuit=one_qubit_ansatz), ValueError, r"learning_rate=-0.1"),
+    (dict(method="L-BFGS-B", learning_rate=-1), ValueError, r"learning_rate=-1 must be a positive"),
+    (dict(method="adam", learning_rate="0.1"), TypeError, r"learning_rate='0.1' must be a real number"),
+    (dict(method="adam", learning_rate=True), TypeError, r"learning_rate=True must be a real number"),
+    (dict(method="adam", learning_rate=None), TypeError, r"learning_rate=None must be a real number"),
+    (dict(method="adam", tol=-1), ValueError, r"tol=-1 must be a non-negative, finite number"),
+    (dict(method="adam", tol=float("nan")), ValueError, r"tol=nan must be a non-negative, finite number"),
+    (dict(tol=float("inf")), ValueError, r"tol=inf must be a non-negative, finite number"),
+    (dict(tol="x"), TypeError, r"tol='x' must be a real number"),
+    (dict(tol=None), TypeError, r"tol=None must be a real number"),
+    (dict(maxiter=0), ValueError, r"maxiter=0 must be a positive int"),
+    (dict(maxiter=2.0), TypeError, r"maxiter=2.0 must be a positive int"),
+    (dict(maxiter=True), TypeError, r"maxiter=True must be a positive int"),
+    (dict(method="qng", lam=0.0, circuit=one_qubit_ansatz), ValueError, r"lam=0.0 must be a positive"),
+    (dict(method="qng", lam=float("inf"), circuit=one_qubit_ansatz), ValueError, r"lam=inf must be a"),
+    (dict(method="adam", lam=-1.0), ValueError, r"lam=-1.0 must be a positive, finite number"),
+    (dict(method="qng", lam="x", circuit=one_qubit_ansatz), TypeError, r"lam='x' must be a real number"),
+    (dict(method="qng", approximation="full", circuit=one_qubit_ansatz), ValueError,
+     r"approximation='full' must be one of"),
+    (dict(method="adam", approximation="diag"), ValueError, r"approximation='diag' is an option of method="),
+    (dict(method="qng", circuit=3), TypeError, r"circuit=3 must be a function of the parameters"),
+    (dict(method="adam", circuit=one_qubit_ansatz), ValueError, r"circuit=.* is an option of method='qng'"),
+    (dict(options=3), TypeError, r"options=3 must be a dict of scipy.optimize.minimize's options"),
+    (dict(method="adam", options={"disp": True}), ValueError,
+     r"options=\{'disp': True\} are scipy.optimize.minimize's options; method='adam' takes none"),
+    (dict(gradient_method="magic"), ValueError, r"gradient_method='magic' must be one of"),
+    (dict(method="COBYLA", gradient_method="adjoint"), ValueError,
+     r"gradient_method='adjoint' is unused by method='COBYLA'"),
+    (dict(progress="no"), TypeError, r"progress='no' must be True or False; got str"),
+    (dict(jit="yes"), TypeError, r"jit='yes' must be True or False; got str"),
+    (dict(callback=3), TypeError, r"callback=3 must be callable"),
+    (dict(method="magic"), ValueError, r"method='magic' must be one of"),
+    (dict(x0=[float("nan"), 0.1]), ValueError, r"x0 must be finite; it holds nan or inf at index \[0\]"),
+    (dict(x0=[0.1, float("inf")]), ValueError, r"x0 must be finite; it holds nan or inf at index \[1\]"),
+    (dict(x0=[]), ValueError, r"x0 is empty: minimize needs at least one parameter"),
+    (dict(x0=[1j]), TypeError, r"x0 must be an array of real numbers \(the initial parameters\); got c"),
+    (dict(x0=["a"]), TypeError, r"x0 must be an array of real numbers"),
+    (dict(objective=3), TypeError, r"objective=3 must be callable"),
+]
+
+
+def refusal(backend_name, options):
+    """What minimize raises on ``backend_name`` with ``options`` (the objective never called)."""
+    options, calls = dict(options), []
+
+    def energy(params):
+        calls.append(1)
+        return one_qubit_ansatz(params).expectation_ps(z=[0])
+
+    objective, x0 = options.pop("objective", energy), options.pop("x0", [0.3])
+    options = {"maxiter": 3, "progress": False, **options}
+    with tq.use_backend(make_backend(backend_name)):
+        with pytest.raises((ValueError, TypeError)) as raised:
+            tq.optimize.minimize(objective, x0, **options)
+    assert not calls, backend_name
+    return type(raised.value), str(raised.value)
+
+
+@pytest.mark.parametrize("options, error, message", BAD_OPTIONS,
+                         ids=[f"{i:02d}-{'-'.join(option)}" for i, (option, _, _) in enumerate(BAD_OPTIONS)])
+def test_every_option_is_checked_up_front_the_same_on_every_backend(options, error, message):
+    """The same exception with the same message on NumPy, the cuPyNumeric logic, PyTorch and
+    JAX, before the objective is evaluated (learning_rate=-1 ran on NumPy, raised on PyTorch)."""
+    refusals = {name: refusal(name, options) for name in ("numpy", "cupynumeric-logic", "pytorch", "jax")}
+    kind, text = refusals["numpy"]
+    assert kind is error and re.search(message, text), text
+    assert all(found == refusals["numpy"] for found in refusals.values()), refusals
+
+
+@pytest.mark.parametrize("backend_name, gradient_method", [
+    ("numpy", "autograd"), ("pytorch", "finite-difference"), ("jax", "finite-difference")])
+def test_a_gradient_method_the_backend_lacks_is_refused_up_front(backend_name, gradient_method):
+    kind, text = refusal(backend_name, {"gradient_method": gradient_method})
+    assert kind is ValueError and text.startswith(f"gradient_method={gradient_method!r} does not run on")
+
+
+def test_the_options_a_method_takes_still_run():
+    """Options at the edges of what is accepted: tol=0, numpy numbers, an x0 of ints."""
+    energy = lambda p: one_qubit_ansatz(p).expectation_ps(z=[0])  # noqa: E731
+    with tq.use_backend("numpy"):
+        for method in ("adam", "sgd", "qng", "newton", "L-BFGS-B", "Nelder-Mead"):
+            result = tq.optimize.minimize(energy, [1], method=method, maxiter=np.int64(2), tol=0,
+                                          learning_rate=np.float32(0.1), lam=np.float64(1e-3),
+                                          progress=np.bool_(False), jit=None, options=None)
+            assert result.history_fun and np.isfinite(result.fun), method
 
 
 def test_templates_check_their_parameter_counts():

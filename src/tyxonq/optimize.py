@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import numbers
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -35,9 +36,9 @@ import numpy as np
 
 from .circuit.differentiation.tracing import CircuitFound, capturing_traced_circuits
 from .geometry import APPROXIMATIONS, fubini_study_metric
-from .gradients import hessian, value_and_grad
+from .gradients import GRADIENT_METHODS, hessian, value_and_grad
 from .numerics import get_backend
-from .numerics.arguments import checked_choice, checked_count
+from .numerics.arguments import checked_choice, checked_count, checked_flag
 from .numerics.cache_registry import register_cache
 from .numerics.protocol import ArrayBackend
 
@@ -149,14 +150,16 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         ``"adam"``, ``"sgd"``, ``"qng"``, ``"newton"``, or a ``scipy.optimize.minimize`` method
         name.
     maxiter : int
-        Iteration budget.
+        Iteration budget (a positive int).
     tol : float
         Stop when the objective changes by less than ``tol`` between iterations (first-order
-        methods); passed as ``tol`` to scipy.
+        methods); passed as ``tol`` to scipy. Non-negative and finite.
     learning_rate : float
-        Step size of ``"adam"``/``"sgd"``/``"qng"``.
+        Step size of ``"adam"``/``"sgd"``/``"qng"`` (positive and finite; checked for every
+        method).
     gradient_method : str, optional
-        Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint).
+        Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint); one the backend
+        can run, and only with a method that uses gradients.
     progress : bool, optional
         Show a tqdm bar; by default only for runs of more than 50 iterations.
     jit : bool, optional
@@ -165,16 +168,20 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         the backend gets fast (JAX). An objective that cannot be traced runs uncompiled, with one
         :class:`ObjectiveNotCompiledWarning`.
     options : dict, optional
-        Extra options for ``scipy.optimize.minimize`` (``"newton"`` included).
+        Extra options for ``scipy.optimize.minimize`` (``"newton"`` included; not taken by
+        ``"adam"``, ``"sgd"``, ``"qng"``).
     circuit : callable, optional
         ``"qng"``: ``circuit(params) -> tq.Circuit``, the state whose metric the steps follow
         (the objective's ansatz). Without it the objective is traced once to find the one
         circuit whose expectation values it takes; an objective of several circuits needs it.
     lam : float
-        ``"qng"``: the regularisation added to the metric's diagonal (``> 0``; the metric is
-        singular wherever a parameter does not move the state).
+        ``"qng"``: the regularisation added to the metric's diagonal (positive and finite, checked
+        for every method; the metric is singular wherever a parameter does not move the state).
     approximation : {None, "block-diag", "diag"}
         ``"qng"``: the metric's approximation (:func:`tyxonq.fubini_study_metric`).
+
+    ``circuit``, ``approximation``, ``options`` and ``gradient_method`` given to a method that
+    does not use them are refused rather than ignored.
     callback : callable, optional
         ``callback(result)`` after every iteration, with the :class:`OptimizeResult` so far (best
         ``x`` and ``fun``, history, ``nit``): save progress there; returning ``True`` stops the run
@@ -182,6 +189,10 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
 
     Raises
     ------
+    TypeError, ValueError
+        Before anything is evaluated, the same on every backend: an option of the wrong type or
+        outside its range, naming it (``learning_rate=-1``, ``tol=nan``, ``progress="no"``, an
+        ``x0`` that is empty, complex or not finite ...).
     OptimizationInterrupted
         When the objective (or the callback) raises, KeyboardInterrupt included, after at least
         one evaluation: its ``result`` keeps the best point, its value and the history so far
@@ -196,16 +207,14 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     >>> round(result.fun, 8), result.converged
     (-1.0, True)
     """
-    checked_count(maxiter, "maxiter")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback={callback!r} must be callable: callback(result) after each iteration")
-    if not isinstance(method, str) or method.lower() not in METHODS:
-        raise ValueError(f"method={method!r} must be one of {METHODS} (case-insensitive)")
-    progress = maxiter > 50 if progress is None else progress
+    method_name = _checked_method(objective, method, callback)
+    maxiter, tol, learning_rate, lam = _checked_numbers(maxiter, tol, learning_rate, lam)
+    progress = maxiter > 50 if progress is None else checked_flag(progress, "progress")
+    jit = None if jit is None else checked_flag(jit, "jit")
     K = get_backend()
-    x0 = np.asarray(K.to_numpy(K.asarray(x0)), dtype=np.float64).reshape(-1)
-    method_name = method.lower()
-    metric = _checked_metric(objective, circuit, lam, approximation) if method_name == "qng" else None
+    _check_method_options(K, method, method_name, gradient_method, options, circuit, approximation)
+    x0 = _checked_x0(K, x0)
+    metric = _checked_metric(objective, circuit, approximation) if method_name == "qng" else None
     result = OptimizeResult(x=x0.copy(), fun=math.inf)
 
     def iteration_done() -> None:
@@ -227,6 +236,83 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         result.message = f"interrupted by {type(error).__name__} after {len(result.history_fun)} evaluations"
         raise OptimizationInterrupted(result, error) from error
     return result
+
+
+def _checked_method(objective: Any, method: Any, callback: Any) -> str:
+    """The method's lower-case name, once ``objective``, ``method`` and ``callback`` are checked."""
+    if not callable(objective):
+        raise TypeError(f"objective={objective!r} must be callable: objective(params) -> real scalar")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback={callback!r} must be callable: callback(result) after each iteration")
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {METHODS} (case-insensitive)")
+    return method.lower()
+
+
+def _checked_numbers(maxiter: Any, tol: Any, learning_rate: Any, lam: Any) -> tuple[int, float, float, float]:
+    """``maxiter`` a positive int, ``tol`` non-negative, ``learning_rate`` and ``lam`` positive
+    (all finite), whichever method uses them."""
+    return (checked_count(maxiter, "maxiter"), _checked_real(tol, "tol", "a non-negative"),
+            _checked_real(learning_rate, "learning_rate", "a positive"),
+            _checked_real(lam, "lam", "a positive"))
+
+
+def _checked_real(value: Any, name: str, sign: str) -> float:
+    """``value`` as a finite float, ``"a positive"`` (> 0) or ``"a non-negative"`` (>= 0) one."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={value!r} must be a real number; got {type(value).__name__}")
+    if not (math.isfinite(value) and (value > 0 if sign == "a positive" else value >= 0)):
+        raise ValueError(f"{name}={value!r} must be {sign}, finite number")
+    return float(value)
+
+
+def _check_method_options(K: ArrayBackend, method: str, method_name: str, gradient_method: Any, options: Any,
+                          circuit: Any, approximation: Any) -> None:
+    """The options that belong to some methods only: of the right type, and given to one of those."""
+    for name, value in (("circuit", circuit), ("approximation", approximation)):
+        if value is not None and method_name != "qng":
+            raise ValueError(f"{name}={value!r} is an option of method='qng'; method={method!r} does not "
+                             "use it")
+    if circuit is not None and not callable(circuit):
+        raise TypeError(f"circuit={circuit!r} must be a function of the parameters returning the "
+                        "tq.Circuit whose state the objective measures (its ansatz)")
+    checked_choice(approximation, APPROXIMATIONS, "approximation")
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"options={options!r} must be a dict of scipy.optimize.minimize's options, or None")
+    if options and method_name in FIRST_ORDER_METHODS + ("qng",):
+        raise ValueError(f"options={options!r} are scipy.optimize.minimize's options; method={method!r} "
+                         "takes none (its settings are minimize's own arguments)")
+    _check_gradient_method(K, method, method_name, gradient_method)
+
+
+def _check_gradient_method(K: ArrayBackend, method: str, method_name: str, gradient_method: Any) -> None:
+    if gradient_method is None:
+        return
+    checked_choice(gradient_method, GRADIENT_METHODS, "gradient_method")
+    if method_name in _GRADIENT_FREE:
+        raise ValueError(f"gradient_method={gradient_method!r} is unused by method={method!r}, which "
+                         "evaluates the objective only")
+    if gradient_method in ("autograd", "finite-difference") and K.capabilities.autodiff != gradient_method:
+        raise ValueError(f"gradient_method={gradient_method!r} does not run on the {K.name} backend, which "
+                         f"differentiates with {K.capabilities.autodiff!r}, 'adjoint' or 'parameter-shift'")
+
+
+def _checked_x0(K: ArrayBackend, x0: Any) -> np.ndarray:
+    """``x0`` as a flat float64 array of at least one finite real number."""
+    try:
+        host = np.asarray(K.to_numpy(x0) if K.is_array(x0) and not isinstance(x0, np.ndarray) else x0)
+    except (TypeError, ValueError, RuntimeError):
+        host = None
+    if host is None or host.dtype.kind not in "iuf":
+        got = type(x0).__name__ if host is None else host.dtype
+        raise TypeError(f"x0 must be an array of real numbers (the initial parameters); got {got}")
+    host = host.astype(np.float64).reshape(-1)
+    if host.size == 0:
+        raise ValueError("x0 is empty: minimize needs at least one parameter")
+    if not np.all(np.isfinite(host)):
+        where = np.flatnonzero(~np.isfinite(host))[:5]
+        raise ValueError(f"x0 must be finite; it holds nan or inf at index {where}")
+    return host
 
 
 def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, method_name: str, maxiter: int,
@@ -399,19 +485,11 @@ def _torch_optimizer(K: ArrayBackend, evaluate: Callable, x0: np.ndarray, method
     return step, lambda: K.to_numpy(params).copy()
 
 
-def _checked_metric(objective: Callable, circuit: Callable | None, lam: float,
-                    approximation: str | None) -> Callable:
-    """``metric(x)`` for ``"qng"``, its arguments checked; without ``circuit`` the circuit is
-    found by tracing the objective (:func:`_objective_circuit`)."""
-    if circuit is not None and not callable(circuit):
-        raise TypeError(f"circuit={circuit!r} must be a function of the parameters returning the "
-                        "tq.Circuit whose state the objective measures (its ansatz)")
+def _checked_metric(objective: Callable, circuit: Callable | None, approximation: str | None) -> Callable:
+    """``metric(x)`` for ``"qng"`` (its options checked up front); without ``circuit`` the circuit
+    is found by tracing the objective (:func:`_objective_circuit`)."""
     if circuit is None:
         circuit = _objective_circuit(objective)
-    if not lam > 0:
-        raise ValueError(f"lam={lam!r} must be positive: it regularises the metric, which is singular "
-                         "where a parameter does not move the state")
-    checked_choice(approximation, APPROXIMATIONS, "approximation")
     return lambda x: fubini_study_metric(circuit, x, approximation=approximation)
 
 

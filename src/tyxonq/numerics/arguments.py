@@ -17,7 +17,7 @@ import numpy as np
 from .protocol import ArrayBackend
 
 __all__ = ["checked_seed", "random_generator", "checked_count", "checked_state_vector",
-           "readable_scalar", "checked_choice", "checked_sequence", "NORM_TOLERANCE"]
+           "readable_scalar", "checked_choice", "checked_sequence", "checked_flag", "NORM_TOLERANCE"]
 
 #: how far from 1 a given state's norm may be (states typed in with a few digits pass)
 NORM_TOLERANCE = 1e-6
@@ -166,3 +166,23 @@ def checked_sequence(value: Any, name: str, of: str) -> tuple:
             (isinstance(value, np.ndarray) and value.ndim != 1):
         raise TypeError(f"{name} must be a sequence of {of}; got {type(value).__name__}")
     return tuple(value)
+
+
+def checked_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool, if it is one (``True``, ``False`` or a NumPy bool), else a
+    ``TypeError`` naming ``name``: a flag is never read as truthy, so ``"no"``, ``"false"``, ``0``
+    or ``None`` are refused rather than taken for an answer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> checked_flag(True, "negate"), checked_flag(np.bool_(False), "negate")
+    (True, False)
+    >>> checked_flag("no", "final")
+    Traceback (most recent call last):
+    ...
+    TypeError: final='no' must be True or False; got str
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={value!r} must be True or False; got {type(value).__name__}")
+    return bool(value)

@@ -6,7 +6,9 @@ gloo on CPU, NCCL on CUDA), JAX's multi-process runtime (``jax.distributed``) an
 sets ``RANK``/``WORLD_SIZE``/``MASTER_ADDR``; Open MPI ``OMPI_COMM_WORLD_SIZE``, MPICH and Slurm's
 PMI ``PMI_SIZE``; a JAX run ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES`` and
 ``JAX_PROCESS_ID``), joins it and makes that communicator the active one; outside a launcher the
-communicator is :class:`SingleProcess` (rank 0 of 1) and nothing changes. Every communicator has
+communicator is :class:`SingleProcess` (rank 0 of 1) and nothing changes. An engine asked for by
+name whose run cannot be joined (``initialize("jax")`` without the JAX variables) is refused with
+a ``ValueError`` naming what is missing, before anything starts. Every communicator has
 the same small interface on host arrays: ``rank``, ``size``, :meth:`~Communicator.all_reduce_sum`,
 :meth:`~Communicator.all_gather`, :meth:`~Communicator.broadcast`, :meth:`~Communicator.barrier`,
 and :meth:`~Communicator.agree`, which raises on every rank when the ranks disagree (a circuit or
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import math
+import numbers
 import os
 import sys
 from typing import Any
@@ -34,7 +38,7 @@ import numpy as np
 
 __all__ = ["Communicator", "SingleProcess", "TorchCommunicator", "JaxCommunicator", "MPICommunicator",
            "DistributedMismatchError", "initialize", "communicator", "finalize", "joined",
-           "detect_launcher", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
+           "detect_launcher", "jax_run_settings", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
 
 #: how long a collective (or joining the run) may wait for the other ranks
 DEFAULT_TIMEOUT_SECONDS = 300.0
@@ -185,7 +189,10 @@ class TorchCommunicator(Communicator):
 class JaxCommunicator(Communicator):
     """JAX's multi-process runtime (``jax.distributed``; CPU processes talk through gloo): joined
     from ``coordinator`` (``host:port``), ``num_processes`` and ``process_id``, or from the
-    ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID`` variables."""
+    ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID`` variables; a
+    ``ValueError`` names those missing. A runtime the program already started with
+    ``jax.distributed.initialize()`` is used as it is (nothing is needed then) and left running by
+    :meth:`close`, for its owner to shut down."""
 
     name = "jax"
 
@@ -195,13 +202,11 @@ class JaxCommunicator(Communicator):
         from jax.experimental import multihost_utils
 
         self.jax, self.utils = jax, multihost_utils
-        if not jax.distributed.is_initialized():
-            jax.distributed.initialize(
-                coordinator_address=coordinator or os.environ.get("JAX_COORDINATOR_ADDRESS"),
-                num_processes=num_processes if num_processes is not None else
-                int(os.environ["JAX_NUM_PROCESSES"]),
-                process_id=process_id if process_id is not None else int(os.environ["JAX_PROCESS_ID"]),
-                initialization_timeout=int(timeout))
+        self.owned = not jax.distributed.is_initialized()
+        if self.owned:
+            address, count, index = jax_run_settings(coordinator, num_processes, process_id)
+            jax.distributed.initialize(coordinator_address=address, num_processes=count, process_id=index,
+                                       initialization_timeout=max(1, math.ceil(timeout)))
         self.rank, self.size = jax.process_index(), jax.process_count()
 
     def all_gather(self, array: Any) -> np.ndarray:
@@ -221,8 +226,76 @@ class JaxCommunicator(Communicator):
         self.utils.sync_global_devices("tyxonq barrier")
 
     def close(self) -> None:
-        if self.jax.distributed.is_initialized():
+        if self.owned and self.jax.distributed.is_initialized():
             self.jax.distributed.shutdown()
+
+
+_JAX_SETTINGS = (("coordinator", "JAX_COORDINATOR_ADDRESS"), ("num_processes", "JAX_NUM_PROCESSES"),
+                 ("process_id", "JAX_PROCESS_ID"))
+
+
+def jax_run_settings(coordinator: str | None = None, num_processes: int | None = None,
+                     process_id: int | None = None, environment: dict | None = None) -> tuple[str, int, int]:
+    """``(coordinator address, number of processes, this process's id)`` of the JAX run to join:
+    each argument given, else its environment variable, checked.
+
+    Raises
+    ------
+    ValueError
+        Naming every setting that is missing and how to launch a JAX run, or a value that is not
+        a positive count / a rank below it.
+    TypeError
+        An argument of the wrong type.
+
+    Examples
+    --------
+    >>> jax_run_settings(environment={"JAX_COORDINATOR_ADDRESS": "localhost:12355",
+    ...                               "JAX_NUM_PROCESSES": "2", "JAX_PROCESS_ID": "1"})
+    ('localhost:12355', 2, 1)
+    >>> jax_run_settings(environment={"JAX_NUM_PROCESSES": "2"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: engine='jax' joins a JAX multi-process run, but JAX_COORDINATOR_ADDRESS, JAX_PROCESS_ID ...
+    """
+    environment = os.environ if environment is None else environment
+    given = {"coordinator": coordinator, "num_processes": num_processes, "process_id": process_id}
+    values = {option: given[option] if given[option] is not None else environment.get(variable)
+              for option, variable in _JAX_SETTINGS}
+    missing = [variable for option, variable in _JAX_SETTINGS if values[option] in (None, "")]
+    if missing:
+        raise ValueError(
+            f"engine='jax' joins a JAX multi-process run, but {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not set (and jax.distributed is not initialised): "
+            "start every process with JAX_COORDINATOR_ADDRESS=host:port "
+            "JAX_NUM_PROCESSES=<count> JAX_PROCESS_ID=<rank>, pass coordinator=, num_processes= and "
+            "process_id= to tq.distributed.initialize('jax', ...), or call jax.distributed.initialize() "
+            "before it; a single process needs no initialize('jax')")
+    if not isinstance(values["coordinator"], str):
+        raise TypeError(f"coordinator={values['coordinator']!r} must be a 'host:port' string")
+    shown = {option: f"{option if given[option] is not None else variable}={values[option]!r}"
+             for option, variable in _JAX_SETTINGS}
+    count, index = (_held_int(values[option], given[option] is None)
+                    for option in ("num_processes", "process_id"))
+    if count is None or count < 1:
+        wrong_type = count is None and given["num_processes"] is not None
+        raise (TypeError if wrong_type else ValueError)(f"{shown['num_processes']} must be a positive int")
+    if index is None or not 0 <= index < count:
+        wrong_type = index is None and given["process_id"] is not None
+        raise (TypeError if wrong_type else ValueError)(
+            f"{shown['process_id']} must be a rank in [0, {count}) (an int below the number of processes)")
+    return values["coordinator"], count, index
+
+
+def _held_int(value: Any, from_environment: bool) -> int | None:
+    """The int a setting holds (an environment variable's text of digits), or ``None``."""
+    if from_environment:
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
 
 
 class MPICommunicator(Communicator):
@@ -303,8 +376,25 @@ def detect_launcher(environment: dict | None = None) -> str | None:
 def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
                **options: Any) -> Communicator:
     """Join the distributed run this process was launched into and make its communicator the
-    active one; ``engine`` (``"torch"``, ``"jax"``, ``"mpi"``) overrides the detection, ``options``
-    go to its communicator. Outside a launcher: :class:`SingleProcess`, and nothing changes.
+    active one. Outside a launcher: :class:`SingleProcess`, and nothing changes.
+
+    Parameters
+    ----------
+    engine : {None, "torch", "jax", "mpi", "none"}
+        ``None`` detects the launcher (:func:`detect_launcher`); a name overrides the detection.
+    timeout : float
+        Seconds joining the run (and, on torch, each collective) may wait for the other ranks.
+    **options
+        Passed to the engine's communicator (``"jax"``: ``coordinator``, ``num_processes``,
+        ``process_id``; ``"torch"``: ``backend``).
+
+    Raises
+    ------
+    ValueError
+        An unknown engine, a timeout that is not positive and finite, or an engine whose run this
+        process cannot join: ``"jax"`` without ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES``
+        and ``JAX_PROCESS_ID`` (or the matching options) is refused naming the missing ones,
+        unless the program has already started ``jax.distributed``, which is then used as it is.
 
     Examples
     --------
@@ -313,6 +403,7 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
     >>> comm.rank, comm.size
     (0, 1)
     """
+    timeout = _checked_timeout(timeout)
     engine = detect_launcher() if engine is None else engine
     if engine is None or engine == "none":
         chosen: Communicator = SingleProcess()
@@ -326,6 +417,15 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
         raise ValueError(f"engine={engine!r} must be one of {ENGINES}, 'none' or None (detect)")
     _ACTIVE[0] = chosen
     return chosen
+
+
+def _checked_timeout(timeout: Any) -> float:
+    """``timeout`` as a positive, finite number of seconds."""
+    if isinstance(timeout, (bool, np.bool_)) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout={timeout!r} must be a number of seconds; got {type(timeout).__name__}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout={timeout!r} must be a positive, finite number of seconds")
+    return float(timeout)
 
 
 def communicator() -> Communicator:

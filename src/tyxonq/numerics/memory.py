@@ -15,7 +15,7 @@ from .protocol import ArrayBackend
 
 __all__ = ["format_bytes", "format_count", "require_memory", "require_sample_memory", "sample_bytes",
            "fits_in_memory", "ContractionTooLarge", "set_memory_limit", "use_memory_limit",
-           "memory_limit", "memory_budget"]
+           "memory_limit", "memory_budget", "parse_size", "SIZE_UNITS"]
 
 #: Sizes below this are not checked (every supported device has more free).
 ALWAYS_FITS_BYTES = 16 * 2 ** 20
@@ -63,17 +63,41 @@ class ContractionTooLarge(MemoryError):
 
 
 _LIMIT: ContextualSetting[float] = ContextualSetting("tyxonq_memory_limit", fallback=lambda: math.inf)
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB|PiB)?\s*$")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
+#: the units a size may be written in (case-insensitive), and their bytes
+SIZE_UNITS = {"b": 1, **{f"{prefix}b": 1000 ** (power + 1) for power, prefix in enumerate("kmgtp")},
+              **{f"{prefix}ib": 1024 ** (power + 1) for power, prefix in enumerate("kmgtp")}}
+_UNITS_ACCEPTED = ("a number, then one of the units B, KB, MB, GB, TB, PB (powers of 1000), KiB, MiB, "
+                   "GiB, TiB, PiB (powers of 1024), in any case, with or without a space")
+
+
+def parse_size(text: str, name: str = "limit") -> float:
+    """The bytes a size such as ``"512 MiB"``, ``"1 GB"`` or ``"1.5gib"`` stands for: KB, MB, GB,
+    TB, PB are powers of 1000, KiB, MiB, GiB, TiB, PiB powers of 1024, B (or no unit) bytes;
+    units in any case, with or without a space.
+
+    Examples
+    --------
+    >>> parse_size("1 GB"), parse_size("1.5 GiB"), parse_size("64kib")
+    (1000000000.0, 1610612736.0, 65536.0)
+    >>> parse_size("1 GBB")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: limit='1 GBB' must be a number of bytes or a size such as '512 MiB' or '1 GB': a number, ...
+    """
+    match = _SIZE.match(text)
+    unit = (match.group(2) or "b").lower() if match else None
+    if unit not in SIZE_UNITS:
+        raise ValueError(f"{name}={text!r} must be a number of bytes or a size such as '512 MiB' or '1 GB': "
+                         f"{_UNITS_ACCEPTED}")
+    return float(match.group(1)) * SIZE_UNITS[unit]
 
 
 def _checked_limit(limit: Any) -> float:
     if limit is None:
         return math.inf
     if isinstance(limit, str):
-        match = _SIZE.match(limit)
-        if match is None:
-            raise ValueError(f"limit={limit!r} must be a number of bytes or a size such as '512 MiB'")
-        value = float(match.group(1)) * 1024 ** _UNITS.index(match.group(2) or "B")
+        value = parse_size(limit)
     elif isinstance(limit, numbers.Real) and not isinstance(limit, bool):
         value = float(limit)
     else:
@@ -85,16 +109,20 @@ def _checked_limit(limit: Any) -> float:
 
 def set_memory_limit(limit: int | str | None) -> float:
     """Cap the memory any one intermediate (a state, a contraction's largest tensor) may take, below
-    what the device has: ``limit`` bytes (or a size such as ``"512 MiB"``); ``None`` removes the
-    cap. Every memory pre-check (states, contractions' largest intermediates, the adjoint
-    sweep's vectors) then compares with the cap; what exceeds it takes another route or is
-    refused with the sizes in the message. Returns the cap in bytes (``inf``: none).
+    what the device has: ``limit`` bytes, or a size such as ``"512 MiB"``, ``"1 GB"`` or
+    ``"1.5 GiB"`` (KB, MB, GB, TB, PB: powers of 1000; KiB, MiB, GiB, TiB, PiB: powers of 1024; any
+    case; :func:`parse_size`); ``None`` removes the cap. Every memory pre-check (states,
+    contractions' largest intermediates, the adjoint sweep's vectors) then compares with the cap;
+    what exceeds it takes another route or is refused with the sizes in the message. Returns the
+    cap in bytes (``inf``: none).
 
     Examples
     --------
     >>> import tyxonq as tq
     >>> tq.set_memory_limit("1 GiB")
     1073741824.0
+    >>> tq.set_memory_limit("1 GB")
+    1000000000.0
     >>> tq.set_memory_limit(None)
     inf
     """

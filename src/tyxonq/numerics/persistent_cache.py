@@ -5,7 +5,9 @@ programs (JAX's persistent compilation cache), so a second process that evaluate
 circuit structures skips both. Entries live in a subdirectory named after the versions of
 tyxonq and of the libraries that shape them, so upgrading any of them starts afresh; every entry
 is written to a temporary file and renamed into place, so concurrent processes never read a
-partial one.
+partial one. Entries are read only through :func:`read_entry`: regular files of at most
+:data:`MAX_ENTRY_BYTES`, opened without blocking (a FIFO or device in an entry's place is damage,
+never a hang).
 
 The cache is a convenience, never a dependency: a directory that cannot be read or written, or an
 entry that is damaged, costs the work it would have saved and a :class:`PersistentCacheWarning`
@@ -17,17 +19,22 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import os
+import stat
 import sys
 import threading
 import warnings
 from pathlib import Path
 
 __all__ = ["set_persistent_cache", "persistent_cache_directory", "default_cache_directory",
-           "PersistentCacheWarning", "report_cache_problem"]
+           "PersistentCacheWarning", "report_cache_problem", "read_entry", "DamagedEntry",
+           "MAX_ENTRY_BYTES"]
 
 #: the libraries whose versions name the cache subdirectory
 VERSIONED = ("tyxonq", "numpy", "opt_einsum", "cotengra", "jax", "jaxlib")
 ENVIRONMENT_VARIABLE = "TYXONQ_PERSISTENT_CACHE"
+#: the largest entry file read (or written): no entry the cache writes comes near it, and a larger
+#: file is damage rather than something to load into memory
+MAX_ENTRY_BYTES = 64 * 2 ** 20
 
 _directory: Path | None = None
 _reported: set[str] = set()
@@ -47,6 +54,57 @@ def report_cache_problem(kind: str, message: str) -> None:
         _reported.add(kind)
     warnings.warn(f"persistent cache: {message} (results are unaffected; this is reported once per "
                   "process)", PersistentCacheWarning, stacklevel=3)
+
+
+class DamagedEntry(ValueError):
+    """A file in an entry's place that is not one: not a regular file, or larger than the cap."""
+
+
+def read_entry(file: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The bytes of the cache entry ``file``, read only if it is a regular file of at most
+    ``limit`` bytes (default :data:`MAX_ENTRY_BYTES`); it is opened without blocking, so a FIFO or
+    device put in its place between the check and the opening cannot stall the process either.
+
+    Raises
+    ------
+    FileNotFoundError
+        No entry.
+    DamagedEntry
+        Something else than an entry in its place (a directory, a FIFO, a device, a file over the
+        cap): damage, to be ignored and rewritten.
+    OSError
+        The file cannot be read (permissions, I/O errors).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> entry = pathlib.Path(tempfile.mkdtemp()) / "entry.json"
+    >>> _ = entry.write_bytes(b'{"path": []}')
+    >>> read_entry(entry)
+    b'{"path": []}'
+    >>> read_entry(entry.parent)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tyxonq.numerics.persistent_cache.DamagedEntry: ... is not a regular file
+    """
+    limit = MAX_ENTRY_BYTES if limit is None else limit
+    _check_entry_status(file, os.stat(file), limit)
+    flags = os.O_RDONLY
+    for optional in ("O_NONBLOCK", "O_CLOEXEC", "O_BINARY"):  # those the platform has
+        flags |= getattr(os, optional, 0)
+    with os.fdopen(os.open(file, flags), "rb") as stream:
+        _check_entry_status(file, os.fstat(stream.fileno()), limit)  # what was opened, if replaced
+        data = stream.read(limit + 1)
+    if len(data) > limit:  # it grew after the check
+        raise DamagedEntry(f"{file} is larger than {limit} bytes")
+    return data
+
+
+def _check_entry_status(file: str | os.PathLike, status: os.stat_result, limit: int) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        raise DamagedEntry(f"{file} is not a regular file")
+    if status.st_size > limit:
+        raise DamagedEntry(f"{file} is larger than {limit} bytes")
 
 
 def default_cache_directory() -> Path:

@@ -7,10 +7,12 @@ load, so a digest collision cannot pick a wrong path), the path, the size of the
 it makes and a checksum of all of these. Files are written to a temporary name and renamed, so
 concurrent processes see a whole entry or none.
 
-An entry is trusted only after :func:`load_path` has checked it (its fields and their types, the
-checksum, and the path as a contraction of the network's tensors to one) and the planner has
-compiled it and found the largest tensor it recorded. Anything else is ignored, searched again
-and rewritten; a file that cannot be read or written costs a search. Each kind of problem is
+An entry is read only if it is a regular file within the size cap
+(:func:`~tyxonq.numerics.persistent_cache.read_entry`: a FIFO in its place never blocks), and
+trusted only after :func:`load_path` has checked it (that it parses, its fields and their types,
+the checksum, and the path as a contraction of the network's tensors to one) and the planner has
+compiled it and found the largest tensor it recorded. Anything else is damage: ignored, searched
+again and rewritten; a file that cannot be read or written costs a search. Each kind of problem is
 reported once per process (:class:`~tyxonq.numerics.persistent_cache.PersistentCacheWarning`).
 """
 
@@ -24,11 +26,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...numerics.persistent_cache import persistent_cache_directory, report_cache_problem
+from ...numerics import persistent_cache
+from ...numerics.persistent_cache import (
+    DamagedEntry,
+    persistent_cache_directory,
+    read_entry,
+    report_cache_problem,
+)
 
 __all__ = ["StoredPath", "load_path", "store_path", "report_wrong_path"]
 
 FORMAT = 2
+#: what parsing and checking a damaged entry can raise (JSON nested too deeply for the parser,
+#: text that is not UTF-8, digits beyond Python's limit, a list where an index belongs)
+_PARSE_ERRORS = (ValueError, RecursionError, MemoryError, TypeError, KeyError, IndexError, AttributeError)
 _FIELDS = {"format": int, "key": str, "path": list, "simplification_steps": int, "finder": str,
            "largest_size": int, "checksum": str}
 
@@ -58,22 +69,32 @@ def load_path(key: tuple, num_tensors: int) -> StoredPath | None:
     if file is None:
         return None
     try:
-        text = file.read_text()
+        data = read_entry(file)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as error:
+    except DamagedEntry:
+        data = None
+    except OSError as error:
         report_cache_problem("read", f"could not read {file.parent}: {error}; paths are searched again")
         return None
     try:
-        entry = json.loads(text)
-    except ValueError:
-        entry = None
-    if isinstance(entry, dict) and entry.get("key") != repr(key) and _well_formed(entry):
-        return None  # another key with the same digest: not damage, just not ours
-    stored = _trusted(entry, key, num_tensors)
-    if stored is None:
+        stored, foreign = _parsed(data, key, num_tensors)
+    except _PARSE_ERRORS:
+        stored, foreign = None, False
+    if stored is None and not foreign:
         report_damaged(file)
     return stored
+
+
+def _parsed(data: bytes | None, key: tuple, num_tensors: int) -> tuple[StoredPath | None, bool]:
+    """``(the trusted entry or None, whether the file is another key's)``; raises what a damaged
+    file makes the parser or the checks raise."""
+    if data is None:
+        return None, False
+    entry = json.loads(data.decode("utf-8"))
+    if isinstance(entry, dict) and entry.get("key") != repr(key) and _well_formed(entry):
+        return None, True  # another key with the same digest: not damage, just not ours
+    return _trusted(entry, key, num_tensors), False
 
 
 def report_damaged(file: Any) -> None:
@@ -91,12 +112,15 @@ def store_path(key: tuple, path: Any, simplification_steps: int, finder: str, la
              "simplification_steps": int(simplification_steps), "finder": finder,
              "largest_size": int(largest_size)}
     entry["checksum"] = _checksum(entry)
+    text = json.dumps(entry)
+    if len(text) > persistent_cache.MAX_ENTRY_BYTES:  # would be refused on load
+        return
     temporary = None
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".tmp")
-        with os.fdopen(handle, "w") as stream:
-            json.dump(entry, stream)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
         os.replace(temporary, file)
     except OSError as error:
         report_cache_problem("write", f"could not write to {file.parent}: {error}; new paths are "
