@@ -338,3 +338,190 @@ def test_bad_input_is_named():
         tq.evolution.trotter(tq.PauliSum([(1j, "XZ")]), 1.0)
     with pytest.raises(TypeError, match="PauliSum"):
         tq.evolve("ZZ", c, [1.0])
+
+
+# -- arguments checked before any work (issue 42) ------------------------------------------------
+CHEAP_BACKENDS = ["numpy", "pytorch", "jax"]
+BAD_COUNTS = [(dict(steps=-1, order=10), ValueError, "steps=-1"),
+              (dict(steps=5, order=-3), ValueError, "order=-3"),
+              (dict(steps=0, order=10), ValueError, "steps=0"), (dict(steps=0), ValueError, "steps=0"),
+              (dict(order=0), ValueError, "order=0"), (dict(steps=2.5, order=10), TypeError, "steps=2.5"),
+              (dict(order=True), TypeError, "order=True"), (dict(krylov_dim=1), ValueError, "krylov_dim=1"),
+              (dict(krylov_dim=2.5), TypeError, "krylov_dim=2.5"),
+              (dict(max_bond=0), ValueError, "max_bond=0")]
+
+
+@pytest.mark.parametrize("backend_id", CHEAP_BACKENDS)
+@pytest.mark.parametrize("method", METHODS)
+def test_bad_counts_are_refused_by_every_method_and_backend(backend_id, method):
+    hamiltonian = tq.hamiltonians.tfim(3)
+    K = make_backend(backend_id)
+    with tq.use_backend(K):
+        for options, error, name in BAD_COUNTS:
+            with pytest.raises(error, match=name):
+                tq.evolve(hamiltonian, tq.Circuit(3).h(0), [1.0], method=method, **options)
+
+
+def test_taylor_counts_are_refused_under_jit_and_none_chooses():
+    jax = pytest.importorskip("jax")
+    hamiltonian = tq.hamiltonians.tfim(3)
+    psi = random_state(3, 8)
+    K = make_backend("jax")
+    with tq.use_backend(K):
+        for steps, order, name in ((-1, 16, "steps=-1"), (8, -3, "order=-3"), (0, 16, "steps=0")):
+            run = jax.jit(lambda t, s=steps, o=order: tq.evolve(hamiltonian, psi, K.stack([t]),
+                                                              method="taylor", steps=s, order=o))
+            with pytest.raises(ValueError, match=name):
+                run(K.asarray(0.7))
+    expected = expm(-0.7j * dense(hamiltonian)) @ psi  # None (the default): chosen from ||H|| and tol
+    for options in (dict(), dict(steps=3), dict(order=30)):
+        got = tq.evolve(hamiltonian, psi, [0.7], method="taylor", **options)[0]
+        np.testing.assert_allclose(got, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend_id", CHEAP_BACKENDS)
+def test_bad_times_observables_and_flags_are_named_alike_on_every_backend(backend_id):
+    hamiltonian = tq.hamiltonians.tfim(3)
+    c = tq.Circuit(3).h(0)
+    cases = [(dict(times=["1.0"]), TypeError, "times"), (dict(times=[float("nan")]), ValueError, "times"),
+             (dict(times=[float("inf")]), ValueError, "times"), (dict(times=[0.5, 1j]), TypeError, "times"),
+             (dict(times=[1e300]), ValueError, "times"), (dict(observables=[]), ValueError, "observables"),
+             (dict(observables=3), TypeError, "observables"), (dict(callback=3), TypeError, "callback"),
+             (dict(imaginary="no"), TypeError, "imaginary"), (dict(method=None), ValueError, "method")]
+    K = make_backend(backend_id)
+    with tq.use_backend(K):
+        for method in METHODS:
+            for options, error, name in cases:
+                options = {"times": [1.0], "method": method, **options}
+                with pytest.raises(error, match=name):
+                    tq.evolve(hamiltonian, c, options.pop("times"), **options)
+
+
+def test_long_real_times_are_refused_where_no_digit_of_the_phase_survives():
+    hamiltonian = tq.hamiltonians.tfim(3)  # Krylov spans the whole space here: one step, fast
+    with pytest.raises(ValueError, match="phases"):
+        tq.evolve(hamiltonian, tq.Circuit(3), [1e17])
+    state = tq.evolve(hamiltonian, tq.Circuit(3), [1e6])[0]
+    np.testing.assert_allclose(state, expm(-1e6j * dense(hamiltonian))[:, 0], atol=1e-6)
+
+
+@pytest.mark.parametrize("backend_id", CHEAP_BACKENDS)
+def test_empty_hamiltonian_evolves_as_the_identity(backend_id):
+    empty = tq.PauliSum([], n_qubits=3)
+    psi = random_state(3, 11)
+    z = tq.PauliSum([(1.0, "ZII")])
+    expected_z = np.vdot(psi, dense(z) @ psi).real
+    K = make_backend(backend_id)
+    with tq.use_backend(K):
+        for method in METHODS:
+            for imaginary in (False, True):
+                got = K.to_numpy(tq.evolve(empty, K.asarray(psi), [0.0, 0.5, 2.0], method=method,
+                                           imaginary=imaginary))
+                np.testing.assert_allclose(got, np.stack([psi] * 3), atol=1e-12, err_msg=method)
+            values = K.to_numpy(tq.evolve(empty, K.asarray(psi), [1.0], method=method, observables=z))
+            assert abs(values[0, 0] - expected_z) < 1e-12
+    with pytest.raises(ValueError, match="coefficients"):
+        tq.evolve(empty, psi, [1.0], coefficients=np.ones(2))
+    mps = tq.MPSCircuit(3, inputs=psi)
+    snapshots = tq.evolve(empty, mps, [0.5, 1.0], method="tebd", dt=0.1)
+    for snapshot in snapshots:
+        np.testing.assert_allclose(snapshot.state(), psi, atol=1e-12)
+    drive = tq.evolution.TimeDependentHamiltonian([], n_qubits=3)
+    np.testing.assert_allclose(tq.evolve(drive, psi, [1.0], dt=0.1)[0], psi, atol=1e-12)
+    assert len(tq.evolution.trotter(empty, 1.0, 3, 2).operations) == 0
+    assert tq.evolution.trotter_error(empty, 1.0, 3, 4) == 0.0
+    with pytest.raises(ValueError, match="n_qubits"):
+        tq.evolution.TimeDependentHamiltonian([])
+
+
+@pytest.mark.parametrize("backend_id", ["numpy", "pytorch"])
+@pytest.mark.parametrize("method", METHODS)
+def test_a_callback_that_changes_its_state_does_not_change_the_evolution(backend_id, method):
+    hamiltonian = tq.hamiltonians.tfim(3, h=0.7)
+    psi = random_state(3, 12)
+    times = [0.0, 0.5, 1.0, 1.5]
+    K = make_backend(backend_id)
+
+    def spoil(state):  # reads, then wipes the vector in place
+        value = K.to_numpy(state).copy()
+        state *= 0
+        return K.asarray(value)
+
+    drive = tq.evolution.TimeDependentHamiltonian([(1.0, "ZZI"), (np.cos, "XII")])
+    expected = np.stack([expm(-1j * t * dense(hamiltonian)) @ psi for t in times])
+    with tq.use_backend(K):
+        initial = K.asarray(psi.copy())
+        got = K.to_numpy(tq.evolve(hamiltonian, initial, times, method=method, callback=spoil))
+        np.testing.assert_allclose(got, expected, atol=1e-10)
+        np.testing.assert_allclose(K.to_numpy(initial), psi, atol=0)  # the caller's array too
+        driven = K.to_numpy(tq.evolve(drive, initial, times, dt=0.25, method=method, callback=spoil))
+        reference = K.to_numpy(tq.evolve(drive, initial, times, dt=0.25, method=method))
+    np.testing.assert_allclose(driven, reference, atol=1e-12)
+
+
+def test_observables_and_a_callback_are_both_returned():
+    hamiltonian = tq.hamiltonians.tfim(4, h=0.6)
+    z = [tq.PauliSum([(1.0, "ZIII")]), hamiltonian]
+    times = [0.3, 0.9]
+    norm = lambda state: float(np.vdot(state, state).real)  # noqa: E731
+    values, norms = tq.evolve(hamiltonian, tq.Circuit(4).h(1), times, observables=z, callback=norm)
+    np.testing.assert_allclose(values, tq.evolve(hamiltonian, tq.Circuit(4).h(1), times, observables=z),
+                               atol=1e-12)
+    np.testing.assert_allclose(norms, 1.0, atol=1e-12)
+    mps = tq.MPSCircuit(4).h(1)
+    values, bonds = tq.evolve(hamiltonian, mps, times, method="tebd", dt=0.05, observables=z,
+                              callback=lambda view: max(view.bond_dimensions()))
+    alone = tq.evolve(hamiltonian, mps, times, method="tebd", dt=0.05, observables=z)
+    np.testing.assert_allclose(values, alone, atol=1e-12)
+    assert bonds.shape == (2,) and bonds[1] >= 2
+    with pytest.raises(tq.numerics.dual.TracingError, match="callback"):
+        tq.value_and_grad(lambda t: tq.evolve(hamiltonian, tq.Circuit(4), [t], observables=z,
+                                              callback=norm)[0][0, 0])(0.3)
+
+
+def test_tebd_checks_steps_times_bonds_and_terms_before_any_gate():
+    hamiltonian = tq.hamiltonians.tfim(4, h=0.8)
+    mps = tq.MPSCircuit(4).h(0)
+    cases = [(dict(dt=float("inf")), ValueError, "dt=inf"), (dict(dt=float("nan")), ValueError, "dt=nan"),
+             (dict(dt=1e-300), ValueError, "dt=1e-300"), (dict(dt="0.1"), TypeError, "dt="),
+             (dict(times=[float("nan")]), ValueError, "times"),
+             (dict(times=[float("inf")]), ValueError, "times"), (dict(times=["1.0"]), TypeError, "times"),
+             (dict(times=[1.0, 0.5]), ValueError, "non-decreasing"),
+             (dict(max_bond=0), ValueError, "max_bond=0"), (dict(max_bond=1.5), TypeError, "max_bond=1.5"),
+             (dict(cutoff=2.0), ValueError, "cutoff=2.0"), (dict(order=0), ValueError, "order=0"),
+             (dict(order=3), ValueError, "order=3"),
+             (dict(coefficients=np.ones(2)), ValueError, "coefficients"),
+             (dict(coefficients=np.ones(9)), ValueError, "coefficients")]
+    for options, error, name in cases:
+        options = {"times": [1.0], "dt": 0.1, **options}
+        with pytest.raises(error, match=name):
+            tq.evolve(hamiltonian, mps, options.pop("times"), method="tebd", **options)
+    exact = tq.evolve(hamiltonian, tq.Circuit(4).h(0), [0.02])[0]
+    for dt in (1e300, 0.02, 0.5):  # a step longer than the interval: one step of the interval
+        state = tq.evolve(hamiltonian, mps, [0.02], method="tebd", dt=dt)[0].state()
+        assert abs(np.vdot(exact, state)) > 1 - 1e-7, dt
+
+
+def test_magnus_steps_are_checked_like_tebd():
+    drive = tq.evolution.TimeDependentHamiltonian([(1.0, "ZZ"), (np.cos, "XI")])
+    psi = random_state(2, 13)
+    for dt, error in ((float("inf"), ValueError), (1e-300, ValueError), ("0.1", TypeError),
+                      (0.0, ValueError)):
+        with pytest.raises(error, match="dt="):
+            tq.evolve(drive, psi, [1.0], dt=dt)
+    one_step = tq.evolve(drive, psi, [0.01], dt=0.01)[0]
+    for dt in (1e300, 1.0):  # one step of the interval, not none
+        np.testing.assert_allclose(tq.evolve(drive, psi, [0.01], dt=dt)[0], one_step, atol=1e-14)
+    assert np.linalg.norm(one_step - psi) > 1e-4
+
+
+def test_product_formulas_name_a_bad_time():
+    hamiltonian = tq.hamiltonians.tfim(3)
+    for time, error in ((float("inf"), ValueError), (float("nan"), ValueError), ("1.0", TypeError)):
+        for build in (lambda t: tq.evolution.trotter(hamiltonian, t, 2, 2),
+                      lambda t: tq.evolution.qdrift(hamiltonian, t, 4, 1),
+                      lambda t: tq.evolution.trotter_error(hamiltonian, t, 2, 2)):
+            with pytest.raises(error, match="time="):
+                build(time)
+    with pytest.raises(ValueError, match="count=0"):
+        tq.evolution.suzuki_factors(0, 2)

@@ -17,6 +17,7 @@ coefficients are traced (``tq.value_and_grad`` on NumPy) and ``observables=`` ar
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Callable
 
 import numpy as np
@@ -44,11 +45,15 @@ def is_traced_input(value: Any) -> bool:
     return False
 
 
-def _split(values: Any) -> tuple[np.ndarray, list[np.ndarray | None]]:
-    """Host values and per-entry gradients (``None`` for plain numbers) of a flat sequence."""
+def _split(values: Any, name: str) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """Host values and per-entry gradients (``None`` for plain numbers) of a flat sequence;
+    ``name`` names it in the error for an entry that is not a number."""
     flat = list(np.asarray(values, dtype=object).reshape(-1)) if not isinstance(values, Dual) else [values]
-    numbers = np.array([complex(v.value) if isinstance(v, Dual) else complex(v) for v in flat])
-    return numbers, [v.gradient if isinstance(v, Dual) else None for v in flat]
+    for entry in flat:
+        if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (Dual, numbers.Number)):
+            raise TypeError(f"{name} must hold numbers; got {entry!r}")
+    values = np.array([complex(v.value) if isinstance(v, Dual) else complex(v) for v in flat])
+    return values, [v.gradient if isinstance(v, Dual) else None for v in flat]
 
 
 def traced_evolution(K: ArrayBackend, hamiltonian: PauliSum, state: Any, times: Any, coefficients: Any,
@@ -62,17 +67,18 @@ def traced_evolution(K: ArrayBackend, hamiltonian: PauliSum, state: Any, times: 
             "tq.evolve with traced times or coefficients (exact gradients without autograd) "
             "differentiates expectation values: pass observables=[...]; or use the pytorch or "
             "jax backend for gradients of states and callbacks")
-    time_values, time_gradients = _split(times)
+    time_values, time_gradients = _split(times, "times")
     if np.any(time_values.imag != 0):
         raise TracingError("traced times must be real")
     host_times = [float(t) for t in time_values.real]
-    if host_times[0] < 0 or any(b < a for a, b in zip(host_times, host_times[1:])):
-        raise ValueError(f"times must be non-negative and non-decreasing; got {host_times}")
+    if not host_times or not np.all(np.isfinite(host_times)) or host_times[0] < 0 or \
+            any(b < a for a, b in zip(host_times, host_times[1:])):
+        raise ValueError(f"times must be finite, non-negative and non-decreasing; got {host_times}")
     structure, own = PauliStructure.of(hamiltonian)
     if coefficients is None:
         coefficient_values, coefficient_gradients = np.asarray(own, dtype=complex), [None] * len(own)
     else:
-        coefficient_values, coefficient_gradients = _split(coefficients)
+        coefficient_values, coefficient_gradients = _split(coefficients, "coefficients")
         if coefficient_values.shape != (len(structure),):
             raise ValueError(f"coefficients has {coefficient_values.size} entries; the hamiltonian "
                              f"has {len(structure)} terms")

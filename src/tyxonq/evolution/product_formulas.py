@@ -57,6 +57,7 @@ def suzuki_factors(count: int, order: int) -> list[tuple[int, float]]:
     >>> round(sum(w for _, w in suzuki_factors(2, 4)), 12), len(suzuki_factors(2, 4))
     (2.0, 11)
     """
+    count = checked_count(count, "count")
     _check_order(order)
     if order == 1:
         return [(j, 1.0) for j in range(count)]
@@ -119,10 +120,12 @@ def trotter(hamiltonian: PauliSum, time: Any, steps: int = 1, order: int = 1, *,
     """
     strings, values = _terms(hamiltonian, coefficients, "trotter")
     steps = checked_count(steps, "steps")
+    _check_time(time)
     if ordering not in ORDERINGS:
         raise ValueError(f"ordering={ordering!r} must be one of {ORDERINGS}")
+    _check_order(order)
     pieces = _commuting_sets(strings) if ordering == "commuting" else [[j] for j in range(len(strings))]
-    one_step = suzuki_factors(len(pieces), order)
+    one_step = suzuki_factors(len(pieces), order) if pieces else []  # H = 0: no gate
     factors = _merged([f for _ in range(steps) for f in one_step])
     circuit = Circuit(hamiltonian.n_qubits) if circuit is None else circuit
     _check_circuit(circuit, hamiltonian)
@@ -152,6 +155,7 @@ def qdrift(hamiltonian: PauliSum, time: Any, samples: int, seed: Any = None, *,
     """
     strings, values = _terms(hamiltonian, coefficients, "qdrift")
     samples = checked_count(samples, "samples")
+    _check_time(time)
     K = get_backend()
     host = np.abs(np.asarray([_host(K, v) for v in values]))
     if host.sum() == 0:
@@ -180,7 +184,9 @@ def trotter_error(hamiltonian: PauliSum, time: float, steps: int = 1, order: int
     strings, values = _terms(hamiltonian, None, "trotter_error")
     steps = checked_count(steps, "steps")
     _check_order(order)
-    t = abs(float(time))
+    t = abs(float(_check_time(time)))
+    if not strings:  # H = 0: the formula is exact
+        return 0.0
     terms = [PauliSum([(c, s)], hamiltonian.n_qubits) for c, s in zip(values, strings)]
     if order == 1:
         total = sum(_norm(_commutator(terms[j], terms[k]))
@@ -210,7 +216,7 @@ def qdrift_error(hamiltonian: PauliSum, time: float, samples: int) -> float:
     """
     _, values = _terms(hamiltonian, None, "qdrift_error")
     scale = sum(abs(v) for v in values)
-    return 2 * scale ** 2 * float(time) ** 2 / checked_count(samples, "samples")
+    return 2 * scale ** 2 * float(_check_time(time)) ** 2 / checked_count(samples, "samples")
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -231,6 +237,17 @@ def _terms(hamiltonian: Any, coefficients: Any, what: str) -> tuple[list[str], l
 
 def _host(K: Any, value: Any) -> float:
     return float(value) if isinstance(value, numbers.Number) else float(np.real(host_values(K, value)))
+
+
+def _check_time(time: Any) -> Any:
+    """``time`` unless it is plainly no real number (a string, a bool) or not finite; backend
+    scalars (which carry gradients) pass as they are."""
+    if isinstance(time, (str, bytes, bool, np.bool_)) or isinstance(time, numbers.Complex) and \
+            not isinstance(time, numbers.Real):
+        raise TypeError(f"time={time!r} must be a real number (or a real backend scalar)")
+    if isinstance(time, numbers.Real) and not math.isfinite(time):
+        raise ValueError(f"time={time!r} must be finite")
+    return time
 
 
 def _check_order(order: Any) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from ..numerics.host import host_values
 from ..numerics.protocol import ArrayBackend
+from .inputs import MAX_STEPS
 
 __all__ = ["taylor_propagate", "taylor_schedule", "expm_multiply_schedule"]
 
@@ -76,25 +77,56 @@ def taylor_propagate(K: ArrayBackend, apply: Callable[[Any], Any], state: Any, t
                      steps: int | None, order: int | None, adaptive: bool, normalise: bool,
                      emit: Callable[[Any], None]) -> None:
     """Call ``emit(exp(t_k s H) state)`` for each output time; ``times`` the host values (``None``
-    when they cannot be read, under ``jit``: ``steps`` and ``order`` are then required)."""
-    previous_host, previous = 0.0, 0.0
-    for k, value in enumerate(time_values):
-        duration = None if times is None else times[k] - previous_host
-        if steps is not None and order is not None:
-            count, degree = steps, order
-        elif adaptive:
-            count, degree = expm_multiply_schedule(norm, duration)
-        else:
-            count, degree = taylor_schedule(norm, duration, tol)
-            count, degree = steps or count, order or degree
-        if duration != 0.0:
+    when they cannot be read, under ``jit``: ``steps`` and ``order`` are then required). The
+    whole schedule is fixed (and refused beyond :data:`~tyxonq.evolution.inputs.MAX_STEPS`
+    steps) before the first product."""
+    previous = 0.0
+    for value, (count, degree) in zip(time_values, _schedule(times, len(time_values), norm, tol, steps,
+                                                             order, adaptive)):
+        if count:
             factor = (value - previous) * scale / count
             for _ in range(count):
                 state = _series(K, apply, state, factor, degree, tol if adaptive else None)
                 if normalise:
                     state = state / K.sqrt(K.sum(K.abs(state) ** 2))
         emit(state)
-        previous_host, previous = (None if times is None else times[k]), value
+        previous = value
+
+
+def _schedule(times: list[float] | None, size: int, norm: float, tol: float, steps: int | None,
+              order: int | None, adaptive: bool) -> list[tuple[int, int]]:
+    """``(steps, order)`` for each of the ``size`` output intervals (none for an empty one):
+    ``steps`` and ``order`` where given (positive ints), else from the norm bound."""
+    plan, previous = [], 0.0
+    for k in range(size):
+        duration = None if times is None else times[k] - previous
+        previous = None if times is None else times[k]
+        if duration == 0.0:
+            plan.append((0, 0))
+        elif steps is not None and order is not None:
+            plan.append((steps, order))
+        elif adaptive:
+            _check_length(norm, duration, THETA[max(THETA)])
+            plan.append(expm_multiply_schedule(norm, duration))
+        else:
+            _check_length(norm, duration, FIXED_THETA)
+            count, degree = taylor_schedule(norm, duration, tol)
+            plan.append((steps or count, order or degree))
+    total = sum(count for count, _ in plan)
+    if total > MAX_STEPS:
+        raise ValueError(f"steps={steps!r}: the Taylor scheme would take {total} steps over the "
+                         f"{size} output times; more than {MAX_STEPS:,} is refused as a mistake")
+    return plan
+
+
+def _check_length(norm: float, duration: float, theta: float) -> None:
+    """Refuse an interval whose ``norm * duration`` needs more than :data:`MAX_STEPS` Taylor
+    steps of norm ``theta`` (before ``ceil`` could overflow)."""
+    needed = norm * duration / theta
+    if not needed <= MAX_STEPS:
+        raise ValueError(f"times: an interval of {duration!r} with ||H|| <= {norm:.3g} needs about "
+                         f"{needed:.3g} Taylor steps; more than {MAX_STEPS:,} is refused as a mistake "
+                         "(shorter times, or method='krylov', whose steps follow the spectrum)")
 
 
 def _series(K: ArrayBackend, apply: Callable[[Any], Any], state: Any, factor: Any, order: int,

@@ -15,17 +15,24 @@ from the state at each output time without copying it.
 
 from __future__ import annotations
 
-import math
 import numbers
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from ..circuit import MPSCircuit
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum, pauli_matrix
-from .outputs import collected
-from .product_formulas import _merged, suzuki_factors
+from .inputs import (
+    checked_cutoff,
+    checked_optional_count,
+    checked_step,
+    checked_times,
+    coefficient_count,
+    step_counts,
+)
+from .outputs import Recorder
+from .product_formulas import suzuki_factors
 
 __all__ = ["tebd_propagate", "local_terms", "layers"]
 
@@ -76,7 +83,41 @@ def layers(groups: list[tuple[int, ...]]) -> list[list[int]]:
 def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, *, observables: Any,
                    callback: Callable[[Any], Any] | None, imaginary: bool, dt: Any, order: int,
                    max_bond: int | None, cutoff: float | None, coefficients: Any) -> Any:
-    """The TEBD path of :func:`tyxonq.evolve` (see there)."""
+    """The TEBD path of :func:`tyxonq.evolve` (see there). Every argument is checked before the
+    first gate: ``dt`` finite and positive (steps of at most ``dt``, at least one per output
+    interval, at most :data:`~tyxonq.evolution.inputs.MAX_STEPS` in all), ``order`` 1, 2 or 4,
+    ``max_bond`` a positive int, ``cutoff`` in ``[0, 1)``; an empty Hamiltonian (``H = 0``)
+    leaves the state as it is."""
+    _check_operands(hamiltonian, initial)
+    dt = checked_step(dt, "the TEBD step (the error falls as dt^order)")
+    order = _checked_order(order)
+    max_bond, cutoff = checked_optional_count(max_bond, "max_bond"), checked_cutoff(cutoff)
+    host, _ = checked_times(K, times, "method='tebd' needs times that can be read (not traced inside jit)")
+    counts = step_counts(host, dt)
+    if coefficients is not None:
+        coefficient_count(K, coefficients, len(hamiltonian))
+    state = initial.simulated_state("evolve").copy()
+    state.truncation.max_bond = max_bond if max_bond is not None else state.truncation.max_bond
+    state.truncation.cutoff = cutoff if cutoff is not None else state.truncation.cutoff
+    splitting = _Splitting(K, hamiltonian, coefficients, -1.0 if imaginary else -1j, order)
+    recorder = Recorder(K, observables, callback)
+    now = 0.0
+    for target, count in zip(host, counts):
+        if count:
+            splitting.advance(state, count, (target - now) / count, imaginary)
+        now = max(now, target)
+        _record(recorder, state)
+    return recorder.result()
+
+
+def _record(recorder: Recorder, state: Any) -> None:
+    """Observables and callbacks read the state through a view (no copy); without them a snapshot
+    is kept."""
+    view = MPSCircuit.from_state(state)
+    recorder.record(view.expectation, lambda: view, lambda: MPSCircuit.from_state(state.copy()))
+
+
+def _check_operands(hamiltonian: Any, initial: Any) -> None:
     if not isinstance(hamiltonian, PauliSum):
         raise TypeError("method='tebd' needs a tq.PauliSum hamiltonian (time-independent)")
     if not isinstance(initial, MPSCircuit):
@@ -86,51 +127,71 @@ def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, 
                          f"{hamiltonian.n_qubits}")
     if not hamiltonian.is_hermitian():
         raise ValueError("method='tebd' needs a Hermitian hamiltonian (real coefficients)")
-    if isinstance(dt, bool) or not isinstance(dt, numbers.Real) or not dt > 0:
-        raise ValueError(f"dt={dt!r} must be a positive number: the TEBD step (the error falls as dt^order)")
-    if order not in (1, 2, 4):
+
+
+def _checked_order(order: Any) -> int:
+    if isinstance(order, (bool, np.bool_)) or not isinstance(order, numbers.Integral) or \
+            order not in (1, 2, 4):
         raise ValueError(f"order={order!r} must be 1, 2 or 4 for method='tebd'")
-    times = [float(t) for t in np.atleast_1d(np.asarray(times, dtype=float))]
-    if not times or times[0] < 0 or any(b < a for a, b in zip(times, times[1:])):
-        raise ValueError(f"times must be non-negative and non-decreasing; got {times}")
-    state = initial.simulated_state("evolve").copy()
-    if max_bond is not None or cutoff is not None:
-        state.truncation.max_bond = max_bond if max_bond is not None else state.truncation.max_bond
-        state.truncation.cutoff = float(cutoff) if cutoff is not None else state.truncation.cutoff
-    values = ([c for c, _ in hamiltonian] if coefficients is None
-              else [coefficients[j] for j in range(len(hamiltonian))])
-    gathered = local_terms(hamiltonian)
-    sites = list(gathered)
-    local = [_local_matrix(K, gathered[s], values) for s in sites]
-    grouped = layers(sites)
-    scale = -1.0 if imaginary else -1j
-    results: list[Any] = []
-    now = 0.0
-    gates: dict[tuple[int, float], Any] = {}
-    for target in times:
-        count = math.ceil((target - now) / dt - 1e-12) if target > now else 0
-        if count:
-            h = (target - now) / count
-            factors = _merged([f for _ in range(count) for f in suzuki_factors(len(grouped), order)])
-            for layer, weight in factors:
-                members = grouped[layer]
-                leftward = state.centre > (min(sites[members[0]]) + max(sites[members[-1]])) / 2
-                for g in (members[::-1] if leftward else members):  # sweep from where the centre is
-                    key = (g, round(weight * h, 15))
-                    if key not in gates:
-                        gates[key] = K.expm((scale * weight * h) * local[g])
-                    state.apply(gates[key], sites[g], centre_left=leftward)
-                if imaginary:
-                    state.normalise()
-        now = max(now, target)
-        view = MPSCircuit.from_state(state)
-        if callback is not None:
-            results.append(callback(view))
-        elif observables is not None:
-            results.append(K.stack([K.real(view.expectation(o)) for o in observables]))
-        else:
-            results.append(MPSCircuit.from_state(state.copy()))
-    return collected(K, results)
+    return int(order)
+
+
+class _Splitting:
+    """The layers of local gates of ``H`` and their exponentials (cached by layer member and
+    step), applied to a state by Suzuki's formula."""
+
+    def __init__(self, K: ArrayBackend, hamiltonian: PauliSum, coefficients: Any, scale: complex,
+                 order: int) -> None:
+        values = ([c for c, _ in hamiltonian] if coefficients is None
+                  else [coefficients[j] for j in range(len(hamiltonian))])
+        gathered = local_terms(hamiltonian)
+        self.K, self.scale, self.order = K, scale, order
+        self.sites = list(gathered)
+        self.local = [_local_matrix(K, gathered[s], values) for s in self.sites]
+        self.layers = layers(self.sites)
+        self.gates: dict[tuple[int, float], Any] = {}
+
+    def advance(self, state: Any, count: int, h: float, imaginary: bool) -> None:
+        """``count`` steps of length ``h`` on ``state`` (in place); none without layers (``H = 0``)."""
+        for layer, weight in _step_factors(count, len(self.layers), self.order):
+            members = self.layers[layer]
+            leftward = state.centre > (min(self.sites[members[0]]) + max(self.sites[members[-1]])) / 2
+            for g in (members[::-1] if leftward else members):  # sweep from where the centre is
+                state.apply(self._gate(g, weight, h), self.sites[g], centre_left=leftward)
+            if imaginary:
+                state.normalise()
+
+    def _gate(self, g: int, weight: float, h: float) -> Any:
+        """``exp(s w h h_g)``, made once per ``(g, w h)``."""
+        key = (g, round(weight * h, 15))
+        if key not in self.gates:
+            self.gates[key] = self.K.expm((self.scale * weight * h) * self.local[g])
+        return self.gates[key]
+
+
+def _step_factors(count: int, pieces: int, order: int) -> Iterator[tuple[int, float]]:
+    """The factors of ``count`` steps of Suzuki's formula over ``pieces`` layers, adjacent factors
+    of one layer merged across steps, one at a time (no list of them all); nothing without pieces.
+
+    Examples
+    --------
+    >>> list(_step_factors(2, 2, 2))
+    [(0, 0.5), (1, 1.0), (0, 1.0), (1, 1.0), (0, 0.5)]
+    """
+    if not pieces:
+        return
+    one = suzuki_factors(pieces, order)
+    pending = None
+    for _ in range(count):
+        for piece, weight in one:
+            if pending is not None and pending[0] == piece:
+                pending = (piece, pending[1] + weight)
+            else:
+                if pending is not None:
+                    yield pending
+                pending = (piece, weight)
+    if pending is not None:
+        yield pending
 
 
 def _local_matrix(K: ArrayBackend, terms: list[tuple[int, str]], values: list[Any]) -> Any:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.pauli_action import PauliStructure
+from .inputs import checked_step, step_counts
 
 __all__ = ["TimeDependentHamiltonian", "magnus_propagate"]
 
@@ -36,7 +37,8 @@ class TimeDependentHamiltonian:
         Each coefficient a number or a function of the time returning a real number (or a real
         backend scalar, e.g. built from parameters that carry gradients).
     n_qubits : int, optional
-        Defaults to the strings' length.
+        Defaults to the strings' length; needed without terms (``H = 0``, whose evolution is
+        the identity).
 
     Examples
     --------
@@ -54,18 +56,22 @@ class TimeDependentHamiltonian:
                                 f"got {term!r}")
             if not callable(term[0]) and (isinstance(term[0], bool) or not isinstance(term[0], numbers.Real)):
                 raise TypeError(f"coefficient {term[0]!r} must be a real number or a function of the time")
-        self.structure = PauliStructure([s for _, s in terms])
-        if n_qubits is not None and n_qubits != self.structure.n_qubits:
+        self.structure = PauliStructure([s for _, s in terms]) if terms else None
+        if self.structure is None:
+            self._n_qubits = _checked_width(n_qubits)
+        elif n_qubits is not None and n_qubits != self.structure.n_qubits:
             raise ValueError(f"n_qubits={n_qubits} but the strings have {self.structure.n_qubits} letters")
+        else:
+            self._n_qubits = self.structure.n_qubits
         self.functions = [c if callable(c) else float(c) for c, _ in terms]
 
     @property
     def n_qubits(self) -> int:
-        return self.structure.n_qubits
+        return self._n_qubits
 
     @property
     def strings(self) -> tuple[str, ...]:
-        return self.structure.strings
+        return () if self.structure is None else self.structure.strings
 
     def coefficients(self, t: float) -> list[Any]:
         """The ``f_k(t)``."""
@@ -79,29 +85,42 @@ class TimeDependentHamiltonian:
 def magnus_propagate(K: ArrayBackend, hamiltonian: TimeDependentHamiltonian, state: Any,
                      times: list[float] | None, scale: complex, tol: float, dt: Any, normalise: bool,
                      exponentiate: Callable[..., None], emit: Callable[[Any], None]) -> None:
-    """Call ``emit`` with the state at each output time, stepping by at most ``dt``."""
+    """Call ``emit`` with the state at each output time, stepping by at most ``dt`` (every step
+    counted, and too many refused, before the first: :func:`~tyxonq.evolution.inputs.step_counts`)."""
     if times is None:
         raise ValueError("a TimeDependentHamiltonian needs times that can be read (not traced)")
-    if isinstance(dt, bool) or not isinstance(dt, numbers.Real) or not dt > 0:
-        raise ValueError(f"dt={dt!r}: a TimeDependentHamiltonian needs dt=, the largest step (a "
-                         "positive number); the error falls as dt^4")
-    structure = hamiltonian.structure
-    dtype = K.dtype_name_of(state)
+    dt = checked_step(dt, "the largest step of a TimeDependentHamiltonian's Magnus scheme (the error falls "
+                          "as dt^4)")
+    counts = step_counts(times, dt) if hamiltonian.structure is not None else [0] * len(times)
     now = 0.0
-    for target in times:
-        count = math.ceil((target - now) / dt - 1e-12) if target > now else 0
+    for target, count in zip(times, counts):
         h = (target - now) / count if count else 0.0
         for step in range(count):
-            start = now + step * h
-            early, late = (hamiltonian.coefficients(start + c * h) for c in NODES)
-            for first, second in ((WEIGHTS[1], WEIGHTS[0]), (WEIGHTS[0], WEIGHTS[1])):
-                combined = _combined(K, early, late, first, second)
-                captured: list[Any] = []
-                exponentiate(structure.bind(K, combined, dtype).apply, state, [h], [h], scale,
-                             structure.one_norm(K, combined), normalise, captured.append)
-                state = captured[-1]
+            state = _magnus_step(K, hamiltonian, state, now + step * h, h, scale, normalise, exponentiate)
         now = max(now, target)
         emit(state)
+
+
+def _magnus_step(K: ArrayBackend, hamiltonian: TimeDependentHamiltonian, state: Any, start: float, h: float,
+                 scale: complex, normalise: bool, exponentiate: Callable[..., None]) -> Any:
+    """One CF4:2 step from ``start`` to ``start + h``: two exponentials of Pauli sums."""
+    structure, dtype = hamiltonian.structure, K.dtype_name_of(state)
+    early, late = (hamiltonian.coefficients(start + c * h) for c in NODES)
+    for first, second in ((WEIGHTS[1], WEIGHTS[0]), (WEIGHTS[0], WEIGHTS[1])):
+        combined = _combined(K, early, late, first, second)
+        captured: list[Any] = []
+        exponentiate(structure.bind(K, combined, dtype).apply, state, [h], [h], scale,
+                     structure.one_norm(K, combined), normalise, captured.append)
+        state = captured[-1]
+    return state
+
+
+def _checked_width(n_qubits: Any) -> int:
+    if n_qubits is None:
+        raise ValueError("a TimeDependentHamiltonian without terms needs n_qubits")
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, numbers.Integral) or n_qubits < 1:
+        raise ValueError(f"n_qubits={n_qubits!r} must be a positive int")
+    return int(n_qubits)
 
 
 def _combined(K: ArrayBackend, early: list[Any], late: list[Any], a: float, b: float) -> Any:
