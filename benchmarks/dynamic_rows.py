@@ -16,6 +16,13 @@ Rows:
     agrees with the others to 1e-10 and with Aer's estimate within 5 standard errors.
 (c) its gradient in the 60 angles (PyTorch and JAX autograd, NumPy reverse mode), checked against
     central finite differences.
+(d) 20000 shots of QASMBench's counterfeit-coin program on 151 qubits (``tests/qasm/cc_n151.qasm``:
+    150 coins, one parity ancilla measured mid-circuit, gates conditioned on the value of the whole
+    151-bit register, then every coin measured), parsed from OpenQASM 2 by each engine (parsing
+    timed apart); Aer with its automatic method (the circuit is Clifford: its stabilizer simulator)
+    and its matrix-product-state method. Checked: every engine's distribution against the exact one
+    (the ancilla 1: all coins 0 or all 1; else the false coin's one-hot word or its complement),
+    each outcome within 5 standard errors.
 
 Times: the minimum of ``--repeat`` runs after a warm-up; the warm-up time is reported separately.
 """
@@ -189,6 +196,45 @@ def shallow_value(tq, backend, angles):
         return float(K.to_numpy(shallow_tyxonq(tq, angles).expectation_ps(z=[0, WIDE - 1])))
 
 
+# -- (d) the counterfeit coin ------------------------------------------------------------------------
+COIN_PROGRAM = HERE.parent / "tests" / "qasm" / "cc_n151.qasm"
+COINS, FALSE_COIN = 150, 49
+
+
+def coin_distribution() -> dict[str, float]:
+    """The exact distribution of the 151 classical bits (bit 0 first)."""
+    one_hot = "".join("1" if i == FALSE_COIN else "0" for i in range(COINS))
+    complement = "".join("0" if bit == "1" else "1" for bit in one_hot)
+    return {"0" * COINS + "1": 0.25, "1" * COINS + "1": 0.25, one_hot + "0": 0.25, complement + "0": 0.25}
+
+
+def coin_check(counts: dict[str, int], shots: int) -> str:
+    """``ok`` when every outcome of the classical bits (bit 0 first) is within 5 standard errors."""
+    expected = coin_distribution()
+    extra = set(counts) - set(expected)
+    if extra:
+        return f"WRONG: {len(extra)} outcomes that never occur"
+    for key, p in expected.items():
+        if abs(counts.get(key, 0) / shots - p) > 5 * np.sqrt(p * (1 - p) / shots):
+            return f"WRONG: {key[-3:]}... {counts.get(key, 0)} of {shots}"
+    return "ok"
+
+
+def tyxonq_coin_counts(tq, backend: str, text: str, shots: int) -> dict[str, int]:
+    with tq.use_backend(backend):
+        counts = tq.Circuit.from_openqasm(text).sample(shots, seed=7, final=False)
+    return dict(counts)
+
+
+def aer_coin_counts(text: str, shots: int, method: str) -> dict[str, int]:
+    import qiskit.qasm2
+    from qiskit_aer import AerSimulator
+
+    circuit = qiskit.qasm2.loads(text)
+    counts = AerSimulator(method=method, seed_simulator=7).run(circuit, shots=shots).result().get_counts()
+    return {key.replace(" ", "")[::-1]: value for key, value in counts.items()}  # Aer: bit 0 rightmost
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -278,6 +324,25 @@ def main() -> int:
         error = float(np.max(np.abs(found_gradient - numeric)))
         records.append({"row": "c", "engine": f"tyxonq-{backend}", "warm_s": warm, "best_s": best,
                         "check": "ok" if error < 1e-6 else f"WRONG (max error {error:.2e})"})
+
+    # (d)
+    text = COIN_PROGRAM.read_text()
+    coin_shots = 2000 if args.quick else 20000
+    for backend in ("numpy", "pytorch"):
+        warm, best, counts = timed(lambda b=backend: tyxonq_coin_counts(tq, b, text, coin_shots), repeat)
+        records.append({"row": "d", "engine": f"tyxonq-{backend}", "shots": coin_shots, "warm_s": warm,
+                        "best_s": best, "check": coin_check(counts, coin_shots)})
+    # Aer runs these shot by shot (about 5 ms a shot with its stabilizer method, 0.1 s with its MPS
+    # method here): fewer shots, the time scaled to the same number, stated in the table
+    for method, measured in (("automatic", coin_shots // 10), ("matrix_product_state", coin_shots // 100)):
+        try:
+            warm, best, counts = timed(lambda m=method, k=measured: aer_coin_counts(text, k, m), 1)
+            records.append({"row": "d", "engine": f"qiskit-aer-{method}", "shots": measured, "warm_s": warm,
+                            "best_s": best * coin_shots / measured, "check": coin_check(counts, measured),
+                            "note": f"measured at {measured} shots ({best:.1f} s), scaled to {coin_shots}"})
+        except ImportError as error:
+            records.append({"row": "d", "engine": f"qiskit-aer-{method}",
+                            "status": f"not installed ({error})"})
 
     machine = platform.processor() or platform.machine()
     lines = table(f"dynamic circuits ({machine}, complex128, min of {repeat} after a warm-up)", records, 18)

@@ -18,7 +18,7 @@ from tyxonq.circuit.statevector.lanes import lane_state
 from tyxonq.circuit.statevector.placement import apply_placed, place
 from tyxonq.numerics import VectorizationFallbackWarning
 from tyxonq.numerics.lanes import Lanes, LanesError, lane_arguments
-from tyxonq.operators.state_expectation import stack_expectation
+from tyxonq.operators.pauli_action import pauli_sum_expectation
 
 LANE_BACKENDS = ("numpy", "cupynumeric", "cupynumeric-logic")
 
@@ -157,7 +157,7 @@ def test_stack_expectations_of_pauli_sums_match_the_dense_operator(n, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
     stack = rng.normal(size=(3, 2 ** n)) + 1j * rng.normal(size=(3, 2 ** n))
     K = tq.get_backend("numpy")
-    got = stack_expectation(K, stack, hamiltonian)
+    got = pauli_sum_expectation(K, stack, hamiltonian)
     matrix = hamiltonian.to_sparse().toarray()
     expected = np.einsum("bi,ij,bj->b", stack.conj(), matrix, stack)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -203,21 +203,21 @@ def test_applying_a_sum_matches_its_dense_matrix(backend_name, grouped, data):
     it was read-only)."""
     import warnings
 
-    from tyxonq.operators import state_expectation
+    from tyxonq.operators import pauli_action
 
     n = data.draw(st.integers(1, 5))
     h = data.draw(pauli_sums(n))
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
     vector = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
     K = make_backend(backend_name)
-    limit = state_expectation.GROUPED_QUBITS
-    state_expectation.GROUPED_QUBITS = limit if grouped else 0
+    limit = pauli_action.GROUPED_QUBITS
+    pauli_action.GROUPED_QUBITS = limit if grouped else 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            got = state_expectation.apply_pauli_sum(K, K.asarray(vector), h)
+            got = pauli_action.apply_pauli_sum(K, K.asarray(vector), h)
     finally:
-        state_expectation.GROUPED_QUBITS = limit
+        pauli_action.GROUPED_QUBITS = limit
     np.testing.assert_allclose(K.to_numpy(got), dense(h) @ vector, atol=1e-10)
 
 

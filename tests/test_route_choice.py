@@ -14,7 +14,7 @@ from conftest import make_backend
 from tyxonq.circuit import calibration
 from tyxonq.circuit.contraction.route_costs import RouteCost, readout_passes
 from tyxonq.operators.pauli import pauli_matrix
-from tyxonq.operators.state_expectation import GROUPED_QUBITS
+from tyxonq.operators.pauli_action import GROUPED_QUBITS
 
 #: bookkeeping costs everything, or arithmetic does
 TENSORS_DEAR = tq.MachineRates(tensor_seconds=1.0, madds_per_second=1e30)

@@ -130,21 +130,28 @@ def small_memory(monkeypatch):
     return K
 
 
-def chain_circuit(n, layers, seed=0):
+def chain_circuit(n, layers, seed=0, angle=0.4):
     rng = np.random.default_rng(seed)
     c = tq.Circuit(n)
     for layer in range(layers):
         for q in range(n):
-            c.rx(q, theta=float(rng.uniform(0, 0.4))).rz(q, theta=float(rng.uniform(0, 1)))
+            c.rx(q, theta=float(rng.uniform(0, angle))).rz(q, theta=float(rng.uniform(0, 1)))
         for q in range(layer % 2, n - 1, 2):
             c.cz(q, q + 1)
     return c
 
 
-def test_a_local_result_too_large_to_contract_comes_from_an_exact_mps(small_memory):
-    c = chain_circuit(16, 9)
+def test_a_local_result_too_large_to_contract_comes_from_an_exact_mps(monkeypatch):
+    """A deep chain of weak entanglers: the light cone of Z8 is the whole 16-qubit circuit (1 MiB
+    at its widest, no slicing of it within 256 KiB costs less than 4x), its untruncated MPS has
+    bonds of at most 11 (37 KB). On a device with 256 KiB the MPS gives the result; with 512 bytes
+    it does not fit either, and the result is refused (the MPS route holds to the budget too)."""
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    c = chain_circuit(16, 16, angle=0.05)
     expected = reference_state(16, [(op.gate, op.qubits, op.params) for op in c.operations])
-    with tq.use_backend(small_memory):
+    K = make_backend("numpy")
+    monkeypatch.setattr(K, "available_memory", lambda: 2 ** 18)
+    with tq.use_backend(K):
         report = tq.rehearse(c.expectation_ps, z=[8])
         assert not report.fits and report.routes == ("contraction", "exact-mps")
         z8 = reference_expectation(expected, [(pauli("Z"), (8,))], 16).real
@@ -152,6 +159,9 @@ def test_a_local_result_too_large_to_contract_comes_from_an_exact_mps(small_memo
         zz = reference_expectation(expected, [(pauli("Z"), (2,)), (pauli("X"), (12,))], 16).real
         np.testing.assert_allclose(float(c.pauli_expectations(["IIZIIIIIIIIIXIII"])[0]), zz, atol=1e-10)
         np.testing.assert_allclose(complex(c.amplitude(5)), expected[5], atol=1e-10)
+    monkeypatch.setattr(K, "available_memory", lambda: 2 ** 9)
+    with tq.use_backend(K), pytest.raises(MemoryError):
+        c.expectation_ps(z=[8])
 
 
 def test_a_refusal_names_what_the_user_can_do(small_memory):

@@ -8,7 +8,7 @@ cached; evaluation binds parameters and contracts through the active backend.
 from __future__ import annotations
 
 from .calibration import machine_rates, set_machine_rates
-from .circuit import Circuit, NoisyCircuitError
+from .circuit import Circuit
 from .contraction.contractor import Contractor, get_contractor, set_contractor, use_contractor
 from .contraction.paths import PathSearchWarning
 from .contraction.plan import PlanCacheInfo, clear_plan_cache, plan_cache_info, set_plan_cache
@@ -18,6 +18,7 @@ from .density import DensityMatrixCircuit, DMCircuit
 from .mps import MPSCircuit
 from .operations.clifford import NonCliffordError
 from .operations.gates import GATES
+from .refusals import MixedStateError, NoisyCircuitError, UnsupportedResult
 from .stabilizer import StabilizerCircuit
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "NonCliffordError",
     "DensityMatrixCircuit",
     "NoisyCircuitError",
+    "MixedStateError",
+    "UnsupportedResult",
     "GATES",
     "Contractor",
     "set_contractor",

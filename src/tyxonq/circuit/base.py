@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from ..numerics.arguments import checked_choice, random_generator
+from ..numerics.arguments import random_generator
 from ..numerics.cache_registry import register_cache
 from ..numerics.dual import TracingError
 from ..numerics.lanes import LanesError
@@ -33,20 +33,18 @@ from ..numerics.sharing import shared_rows, sharing
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
 from .calibration import cheapest_route, provisional_rates
 from .contraction.evaluation import Request, evaluate_requests, evaluate_scalars
-from .contraction.network import density_network, expectation_network
+from .contraction.network import density_network, expectation_network, matrix_network
 from .contraction.plan import NetworkPlan, get_plan, get_plans, structure_token
-from .contraction.rehearsal import ContractionReport, placeholder, record, rehearse, rehearsing
+from .contraction.rehearsal import placeholder, record, rehearsing
 from .contraction.route_costs import RouteCost, cone_groups, lightcone_floor, network_cost
 from .contraction.slicing import SLICED_COST_FACTOR, find_slicing, plan_cost
 from .differentiation.node import expectation_node, recorded_angles, recorded_coefficients
 from .differentiation.tracing import announce_traced_circuit
 from .operations.gates import constant
-from .simulator import SimulatorBase, format_samples, pauli_factors, weighted_sum
+from .simulator import SimulatorBase, dynamic_route, format_samples, pauli_factors, weighted_sum
 from .wide_sampling import marginal_samples, mps_samples, sampling_method
 
 __all__ = ["CircuitBase", "LIGHT_CONE_HINT"]
-REHEARSABLE = ("state", "amplitude", "expectation", "expectation_ps", "pauli_expectations",
-               "probability", "marginal_probability", "sample", "matrix", "reduced_density_matrix")
 LIGHT_CONE_HINT = ("Local results (expectation, expectation_ps, amplitude) contract only what they "
                    "need; use those, or fewer qubits")
 #: what a refused local result can do instead (its cheaper exact routes were tried first)
@@ -67,13 +65,15 @@ FLOOR_MARGIN = 4
 register_cache(f"{__name__}._ROUTE_COSTS", lambda: len(_ROUTE_COSTS), _ROUTE_COSTS.clear)
 
 
-class CircuitBase(SimulatorBase):
+class CircuitBase(SimulatorBase, abstract=True):
     """Operations on ``num_qubits`` qubits and the results of the contraction simulators.
 
     Subclasses set :attr:`_inputs` (``None`` or their validated initial state) and say how the
     networks start (:meth:`inputs_kind`) and whether a channel may be simulated exactly
     (:meth:`check_exact`).
     """
+
+    memory_hint = LIGHT_CONE_HINT
 
     def inputs_kind(self) -> bool | str:
         """How the networks start: ``False`` (``|0...0>``), ``True`` (an input state vector) or
@@ -175,6 +175,11 @@ class CircuitBase(SimulatorBase):
     def _sliced(self, K: ArrayBackend, network_plan: NetworkPlan) -> tuple[NetworkPlan | None, str]:
         """The network plan sliced to the budget, or ``None`` and why not."""
         target = int(memory_budget(K) // (3 * (16 if K.precision == "complex128" else 8)))
+        fewest = -(-network_plan.largest_tensor_size // max(target, 1))  # each sliced leg halves it at most
+        least = fewest * len(network_plan.plan.path) * 65  # every step of every slice writes an entry
+        if least > SLICED_COST_FACTOR * max(plan_cost(network_plan), 1.0):  # decided without a search
+            return None, (f"Slicing it would take at least {fewest} slices, costing more than "
+                          f"{SLICED_COST_FACTOR:g} times the whole contraction.")
         if target not in network_plan.slicings:
             network_plan.slicings[target] = find_slicing(network_plan, target)
         slicing = network_plan.slicings[target]
@@ -218,25 +223,12 @@ class CircuitBase(SimulatorBase):
         plan = self.result_plan(request, make_network, output_shape, what)
         return evaluate_requests(K, self._operations, self.input_state(K), [Request(plan, **binding)])[0]
 
-    def marginal_probability(self, qubits: Sequence[int]) -> Any:
-        """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given; the
-        first is the most significant bit), the others ignored. Only their light cone is
-        contracted, so this works on circuits far too wide for a state.
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> K = tq.get_backend()
-        >>> (K.to_numpy(tq.Circuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6) + 0.0).tolist()
-        [0.5, 0.0, 0.0, 0.5]
-        """
-        qubits = self._checked_qubits(qubits, "marginal_probability")
+    @dynamic_route
+    def _marginal_probability(self, qubits: tuple[int, ...]) -> Any:
+        """Only the light cone of ``qubits`` is contracted, so this works on circuits far too wide
+        for a state."""
         K = get_backend()
         what = f"the probabilities of {len(qubits)} qubit(s)"
-        if not rehearsing():
-            require_memory(K, 2 ** len(qubits), what, LIGHT_CONE_HINT)
-        if self.is_dynamic():
-            return self._deferred().marginal_probability(qubits)
         if (basis := self._basis_route()) is not None:
             return K.asarray(one_hot(2 ** len(qubits), basis.index(qubits)), K.real_dtype)
         n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
@@ -245,6 +237,25 @@ class CircuitBase(SimulatorBase):
                              lambda mps: mps.marginal_probability(qubits))
         return K.real(value)
 
+    @dynamic_route
+    def _reduced_density_matrix(self, qubits: tuple[int, ...]) -> Any:
+        """Only the light cone of ``qubits`` is contracted (the doubled network: the circuit on a
+        ket side and, conjugated, on a bra side)."""
+        size = 2 ** len(qubits)
+        n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
+        return self._evaluate(("density", qubits), lambda: density_network(n, ops, kind, qubits),
+                              (size, size), f"the density matrix of {len(qubits)} qubit(s)")
+
+    @dynamic_route
+    def _matrix(self) -> Any:
+        """The unitary's network contracted (the circuit's inputs play no part)."""
+        K = get_backend()
+        n, ops = self._num_qubits, list(self._operations)
+        if not rehearsing():
+            require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
+        return self._evaluate(("matrix",), lambda: matrix_network(n, ops), (2 ** n, 2 ** n), "matrix()")
+
+    @dynamic_route
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
         """Only gates in the backward light cone of the measured qubits are contracted."""
@@ -300,49 +311,12 @@ class CircuitBase(SimulatorBase):
         return [Request(plan, [operators[letter] for _, letter in term], [1] * len(term))
                 for plan, term in zip(plans, factors)]
 
-    def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
-        """``<psi|P|psi>`` for many Pauli strings at once, or ``sum_i c_i <psi|P_i|psi>``.
-
-        Each string has one character per qubit (``I``, ``X``, ``Y``, ``Z``; character ``q`` on
-        qubit ``q``). Every term contracts only its light cone; terms whose light-cone networks are
-        equal up to relabelling share one plan and are contracted together, as one batched
-        contraction. Gradients: autograd where the backend has it, else exact reverse mode through
-        the contractions (``tq.value_and_grad``, any width).
-
-        Parameters
-        ----------
-        strings : sequence of str
-            The Pauli strings.
-        coefficients : sequence of numbers, optional
-            Return the weighted sum instead of the values (what a Hamiltonian needs; its gradient
-            costs one reverse pass for all terms).
-
-        Returns
-        -------
-        array
-            The real values, shape ``(len(strings),)``; or the weighted sum (complex when a
-            coefficient is).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> c = tq.Circuit(3).h(0).cx(0, 1)
-        >>> K = tq.get_backend()
-        >>> K.to_numpy(c.pauli_expectations(["ZZI", "XXI", "IIZ", "III"])).round(12).tolist()
-        [1.0, 1.0, 1.0, 1.0]
-        >>> round(float(c.pauli_expectations(["ZZI", "XIZ"], [0.5, 2.0])), 12)
-        0.5
-        """
-        strings = self._validated_strings(strings)
-        if coefficients is not None and len(coefficients) != len(strings):
-            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
-        return self._pauli_values(strings, coefficients, "auto")
-
-    def _pauli_values(self, strings: list[str], coefficients: Any, method: str) -> Any:
+    @dynamic_route
+    def _pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
         """:meth:`pauli_expectations` of validated strings, by ``method`` (``"auto"``: the
-        cheaper of the state and the light cones; ``"state"``; ``"lightcone"``)."""
-        if self.is_dynamic():
-            return self._deferred().pauli_expectations(strings, coefficients)
+        cheaper of the state and the light cones, :meth:`_state_route_chosen`; ``"state"``;
+        ``"lightcone"``): every term contracts only its light cone, and terms whose light-cone
+        networks are equal up to relabelling share one plan and are contracted together."""
         active = [i for i, string in enumerate(strings) if set(string) != {"I"}]
         if self._lanes() is not None:
             return weighted_sum(get_backend(), self._lane_pauli(strings), coefficients)
@@ -532,10 +506,8 @@ class CircuitBase(SimulatorBase):
         n = self._num_qubits
         K = get_backend()
         if self.is_dynamic() or not final:
-            from .dynamic import dynamic_samples
-
             require_sample_memory(shots, n + self.num_clbits, format, bits=True)
-            return dynamic_samples(self._deferred(), shots, seed, format, confusions, final)
+            return self._dynamic_results().samples(shots, seed, format, confusions, final)
         chosen = sampling_method(self, method)
         require_sample_memory(shots, n, format, bits=chosen != "state" or confusions is not None)
         if rehearsing():  # planned, not run: nothing to sample from
@@ -574,24 +546,3 @@ class CircuitBase(SimulatorBase):
         ('DMCircuit', 2)
         """
         return model.apply(self)
-
-    def rehearse(self, result: str, *args: Any, **kwargs: Any) -> ContractionReport:
-        """Plan a result without computing it: its width, flops, memory and planning time.
-
-        ``result`` names a result method (``"state"``, ``"amplitude"``, ``"expectation"``,
-        ``"expectation_ps"``, ``"pauli_expectations"``, ``"probability"``, ``"sample"``,
-        ``"matrix"``); the other arguments are that method's. Plans are made (and cached, so the
-        real call reuses them) but nothing is bound or contracted, and what would not fit in
-        memory is reported (``fits``) instead of refused.
-
-        Examples
-        --------
-        >>> import networkx as nx, tyxonq as tq
-        >>> graph = nx.random_regular_graph(3, 100, seed=5)
-        >>> c = tq.templates.qaoa(graph, [0.3, 0.2], [0.5, 0.1])
-        >>> report = c.rehearse("expectation", tq.hamiltonians.maxcut(graph))
-        >>> report.contractions, report.width <= 10, report.distinct_plans < report.contractions
-        (150, True, True)
-        """
-        checked_choice(result, REHEARSABLE, "result")
-        return rehearse(getattr(self, result), *args, **kwargs)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..numerics.protocol import ArrayBackend
 from .operations.gates import gate_matrix
-from .operations.operation import Condition, Operation
+from .operations.operation import Operation
 from .statevector.placement import apply_placed, place
 from .statevector.sweep import apply_block, bind_matrices, block_operators, sweep_program
 
@@ -157,18 +157,10 @@ def _joined(K: ArrayBackend, parts: list[Branches]) -> Branches:
                     np.concatenate([part.counts for part in parts]))
 
 
-def _holds(condition: Condition, registers: np.ndarray) -> np.ndarray:
-    values = registers[:, list(condition.bits)].astype(np.int64)
-    if condition.kind == "parity":
-        return values.sum(axis=1) % 2 == condition.value
-    equal = np.all(values == np.asarray(condition.required()), axis=1)
-    return equal if condition.kind == "equals" else ~equal
-
-
 def _conditioned(K: ArrayBackend, n: int, op: Operation, branches: Branches) -> Branches:
     """A conditioned gate on the branches whose register satisfies its condition (those first,
     the others after them: the order of branches is free)."""
-    mask = _holds(op.condition, branches.registers)
+    mask = op.condition.holds_for(branches.registers)
     if not mask.any():
         return branches
     chosen = _rows(K, branches, np.flatnonzero(mask))

@@ -10,22 +10,25 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..numerics import get_backend
-from ..numerics.arguments import checked_choice, checked_state_vector
+from ..numerics.arguments import checked_choice, checked_flag, checked_state_vector
 from ..numerics.lanes import Lanes, LanesError
 from ..numerics.memory import fits_in_memory, require_memory
 from ..numerics.protocol import ArrayBackend
-from ..operators.state_expectation import apply_pauli_sum, stack_expectation, state_pauli_values
+from ..operators.pauli_action import apply_pauli_sum, pauli_sum_expectation
+from ..operators.state_expectation import state_pauli_values
 from .base import LIGHT_CONE_HINT, CircuitBase
 from .calibration import register_probe
-from .contraction.network import amplitude_network, matrix_network, state_network
+from .contraction.network import amplitude_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
 from .contraction.route_costs import RouteCost, network_cost, readout_passes, sweep_cost
 from .differentiation.node import expectation_node, recorded_angles
+from .refusals import NoisyCircuitError
+from .simulator import dynamic_route
 from .statevector.lanes import lane_state, stacks_states
 from .statevector.placement import apply_matrix, apply_placed, place
 from .statevector.sweep import sweep_program, sweep_state
 
-__all__ = ["Circuit", "NoisyCircuitError"]
+__all__ = ["Circuit", "NoisyCircuitError"]  # the refusal lives in .refusals; kept importable from here
 
 #: ``state()`` of at most this many qubits is computed by a block state-vector sweep
 #: (:mod:`tyxonq.circuit.statevector.sweep`: a few matmuls over the state, nothing to plan); larger states by
@@ -40,10 +43,6 @@ SWEEP_MAX_QUBITS = 14
 EXACT_MPS_MAX_BOND = 64
 EXACT_MPS_TOLERANCE = 1e-12
 STATE_METHODS = ("auto", "sweep", "contraction")
-
-
-class NoisyCircuitError(ValueError):
-    """An exact result of a pure-state circuit that holds channels."""
 
 
 class Circuit(CircuitBase):
@@ -74,13 +73,7 @@ class Circuit(CircuitBase):
     def check_exact(self, what: str) -> None:
         """Refuse ``what`` (a pure-state result) when the circuit holds channels."""
         if self.is_noisy():
-            noisy = [op.channel.name for op in self._operations if op.channel is not None]
-            raise NoisyCircuitError(
-                f"{what}: this circuit holds {len(noisy)} channel(s) ({', '.join(sorted(set(noisy)))}), "
-                "so its state is mixed and a pure-state result would be wrong. Use "
-                "c.to_density_matrix() for exact results, or "
-                "tq.noise.trajectory_expectation(c, observable, trajectories, seed) to sample them"
-            )
+            raise self._noisy_refusal(what)
 
     def to_density_matrix(self) -> Any:
         """The same operations (gates and channels) on a :class:`~tyxonq.DMCircuit`.
@@ -117,8 +110,10 @@ class Circuit(CircuitBase):
         """
         checked_choice(method, STATE_METHODS, "method")
         self.check_exact("state()")
-        if self.is_dynamic():
-            return self._deferred().state()
+        return self._state(method)
+
+    @dynamic_route
+    def _state(self, method: str) -> Any:
         K = get_backend()
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         if not rehearsing():
@@ -138,18 +133,9 @@ class Circuit(CircuitBase):
 
     wavefunction = state
 
-    def amplitude(self, bitstring: str | int) -> Any:
-        """``<bitstring|psi>``, without building the state (qubit 0 is the leftmost character).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> round(abs(complex(tq.Circuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
-        0.5
-        """
-        bits = self._parse_bitstring(bitstring)
-        if self.is_dynamic():
-            return self._deferred().amplitude(bits)
+    @dynamic_route
+    def _amplitude(self, bits: tuple[int, ...]) -> Any:
+        """``<bitstring|psi>`` without building the state: the amplitude's network contracted."""
         if self._lanes() is not None:
             return self.state()[int("".join(map(str, bits)), 2)]
         if (basis := self._basis_route()) is not None:
@@ -158,8 +144,9 @@ class Circuit(CircuitBase):
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         return self._routed(lambda: self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given),
                                                    (), "amplitude()", bits=bits),
-                            lambda mps: mps.amplitude(bitstring))
+                            lambda mps: mps.amplitude("".join(map(str, bits))))
 
+    @dynamic_route
     def _pauli_sum_value(self, hamiltonian: Any, method: str, hermitian: bool) -> Any:
         """``method="state"``: every term applied to the one computed state (a stack of states
         when the angles are lanes), ``"lightcone"``: each term's light cone, ``"auto"``: the one
@@ -169,7 +156,7 @@ class Circuit(CircuitBase):
         if method == "state" or (method == "auto" and self._state_fits(traced=True)
                                  and self._state_route_chosen(strings, "expectation(PauliSum)")):
             observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, hamiltonian),
-                                       lambda K, stack: stack_expectation(K, stack, hamiltonian))
+                                       lambda K, stack: pauli_sum_expectation(K, stack, hamiltonian))
             return self.dense_expectation(observable, hermitian=hermitian)
         return super()._pauli_sum_value(hamiltonian, "lightcone" if method == "auto" else method, hermitian)
 
@@ -220,14 +207,19 @@ class Circuit(CircuitBase):
 
     def _exact_mps(self) -> Any:
         """An MPS of this circuit with bonds of at most :data:`EXACT_MPS_MAX_BOND` and nothing
-        cut but rounding, or ``None`` when its bonds need more."""
+        cut but rounding, or ``None`` when its bonds need more, or when its sites (three times
+        over: a gate's split holds two of them) do not fit the memory budget -- the route is held
+        to the budget as every other is, on every backend."""
         mps = self.to_mps(max_bond=EXACT_MPS_MAX_BOND, cutoff=0.0)
-        return mps if float(mps.truncation_error()) <= EXACT_MPS_TOLERANCE else None
+        if float(mps.truncation_error()) > EXACT_MPS_TOLERANCE:
+            return None
+        entries = sum(2 * left * right for left, right in zip([1] + mps.bond_dimensions(),
+                                                              mps.bond_dimensions() + [1]))
+        return mps if fits_in_memory(get_backend(), 3 * entries) else None
 
-    def probability(self) -> Any:
-        """Probabilities of all ``2**num_qubits`` basis states (a real array)."""
-        if self.is_dynamic():
-            return self.marginal_probability(range(self._num_qubits))
+    @dynamic_route
+    def _probability(self) -> Any:
+        """``|psi|^2`` of :meth:`state`."""
         state = self.state()
         K = get_backend()
         return K.real(K.conj(state) * state)
@@ -278,8 +270,8 @@ class Circuit(CircuitBase):
         >>> round(float(c.dense_expectation(lambda K, s: -s)), 12)
         -1.0
         """
-        if self.is_dynamic():
-            self._deferred().require_pure("dense_expectation()")
+        hermitian = checked_flag(hermitian, "hermitian")
+        self._require_pure("dense_expectation()")
         if self._is_traced():
             return self._traced(hermitian, lambda c: c.dense_expectation(apply_observable),
                                 apply_observable)
@@ -303,23 +295,11 @@ class Circuit(CircuitBase):
             return K.hermitian_expectation(state, lambda vector: apply_observable(K, vector))
         return K.sum(K.conj(state) * apply_observable(K, state))
 
-    def matrix(self) -> Any:
-        """The circuit's unitary, ``2**n x 2**n`` (row = output basis index)."""
-        K = get_backend()
-        n, ops = self._num_qubits, list(self._operations)
-        if self.is_dynamic():
-            raise ValueError("matrix(): a circuit with mid-circuit measurements, resets, post-selections or "
-                             "conditions is not a unitary")
-        if not rehearsing():
-            require_memory(K, 4 ** n, f"matrix() of {n} qubits", "Use fewer qubits")
-        return self._evaluate(("matrix",), lambda: matrix_network(n, ops), (2 ** n, 2 ** n),
-                              "matrix()")
-
     def inverse(self) -> Circuit:
         """The adjoint circuit (gates reversed and inverted), starting from ``|0...0>``."""
         self.check_exact("inverse()")
         inverted = Circuit(self._num_qubits)
-        inverted._operations = [op.adjoint() for op in reversed(self._operations)]
+        inverted._append([op.adjoint() for op in reversed(self._operations)])
         return inverted
 
 

@@ -1,39 +1,183 @@
 """Exact results of dynamic circuits (mid-circuit measurements, resets, conditioned gates,
-post-selection), computed on the plain circuit that deferred measurement lowers them to
-(:mod:`tyxonq.circuit.operations.deferred`).
+post-selection): one interface, :class:`DynamicResults`, and its deferred-measurement answer.
 
-The lowered circuit is a circuit of the same kind on more wires, so its results come from the
-same light cones, plans, gradients and memory checks as any other; this module only maps the
-question onto its wires (qubit ``q`` on its final wire, the post-selected wires fixed to their
-outcomes) and conditions on the post-selection (divides by its acceptance probability).
+Every simulator answers a dynamic circuit's results through a :class:`DynamicResults` (the
+:meth:`~tyxonq.circuit.simulator.SimulatorBase._dynamic_results` hook chooses which; the
+simulator's methods marked :func:`~tyxonq.circuit.simulator.dynamic_route` go to it): the
+interface declares the questions and holds the answers every kind shares (a pure-state result of
+a mixed state refused by one :class:`MixedStateError`, a Pauli sum from its strings, the
+probabilities from the marginal of every qubit, no unitary).
+
+:class:`DeferredResults` answers on the plain circuit that deferred measurement lowers a dynamic
+one to (:mod:`tyxonq.circuit.operations.deferred`): a circuit of the same kind on more wires, so
+its results come from the same light cones, plans, gradients and memory checks as any other;
+this module only maps the question onto its wires (qubit ``q`` on its final wire, the
+post-selected wires fixed to their outcomes) and conditions on the post-selection (divides by
+its acceptance probability). The MPS branches (:class:`~tyxonq.circuit.mps.branches.MPSBranches`)
+are the other kind.
 """
 
 from __future__ import annotations
 
+import abc
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..numerics import get_backend
-from ..numerics.arguments import random_generator
+from ..numerics.arguments import random_generator, readable_scalar
+from ..numerics.dual import Dual
 from ..numerics.memory import require_memory
 from ..numerics.protocol import ArrayBackend
 from ..numerics.sharing import shared_rows
 from ..operators.pauli import PauliSum
 from ..operators.readout import apply_readout_error
 from .branch_sampling import BRANCH_QUBITS, branch_samples
+from .contraction.rehearsal import record, rehearsing
 from .operations.deferred import Deferred, deferred
 from .operations.gates import constant
+from .operations.operation import Operation
+from .refusals import MixedStateError, UnsupportedResult
 from .result_forms import format_samples, readout_seed, weighted_sum
 
-__all__ = ["DeferredResults", "MixedStateError", "dynamic_samples", "formatted_rows"]
+__all__ = ["DynamicResults", "DeferredResults", "MixedStateError", "BranchLimitError", "formatted_rows",
+           "terminal_measurements", "require_acceptance", "ACCEPTANCE_FLOOR", "MAX_POST_SELECTION_TRIALS"]
+
+#: post-selections that succeed with at most this probability are refused (results undefined)
+ACCEPTANCE_FLOOR = 1e-12
+#: sampling a post-selected circuit draws at most this many shots in all (shots / acceptance)
+MAX_POST_SELECTION_TRIALS = 10 ** 7
+#: the widest bonds of the untruncated MPS branches a wide dynamic circuit is sampled from
+EXACT_MPS_MAX_BOND = 64
+EXACT_MPS_TOLERANCE = 1e-12
 
 
-class MixedStateError(ValueError):
-    """A pure-state result of a circuit whose mid-circuit measurements or resets mix its state."""
+class BranchLimitError(ValueError):
+    """A dynamic circuit needs more branches of outcomes than a branching simulator keeps."""
 
 
-class DeferredResults:
+class DynamicResults(abc.ABC):
+    """The exact results of a dynamic circuit (``circuit``), one way per simulator.
+
+    Subclasses answer the questions marked abstract; the rest are shared. Arguments arrive
+    validated (:class:`~tyxonq.circuit.simulator.SimulatorBase` checks them once for all).
+    """
+
+    def __init__(self, circuit: Any) -> None:
+        self.circuit = circuit
+
+    @property
+    @abc.abstractmethod
+    def mixed(self) -> bool:
+        """Whether measurements or resets leave the qubits in a mixed state."""
+
+    @abc.abstractmethod
+    def acceptance(self) -> Any:
+        """The probability that every post-selection succeeds."""
+
+    @abc.abstractmethod
+    def expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
+        """``<O_1 ... O_m>`` of validated ``(matrix, qubits)`` operators, conditioned on the
+        post-selections."""
+
+    @abc.abstractmethod
+    def pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
+        """Each validated string's value, or their weighted sum."""
+
+    @abc.abstractmethod
+    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+        """The final qubits' outcome probabilities."""
+
+    @abc.abstractmethod
+    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
+        """The final qubits' density matrix."""
+
+    @abc.abstractmethod
+    def pure_state(self) -> Any:
+        """The state vector of a circuit that is not :attr:`mixed`."""
+
+    @abc.abstractmethod
+    def pure_amplitude(self, bits: Sequence[int]) -> Any:
+        """An amplitude of a circuit that is not :attr:`mixed`."""
+
+    @abc.abstractmethod
+    def branch_rows(self, shots: int, seed: Any, final: bool) -> np.ndarray:
+        """``(shots, m [+ n])`` host rows of the classical bits (then, ``final``, the final qubits),
+        drawn shot by shot through the circuit's outcomes (shared between the ranks of a
+        distributed run)."""
+
+    # -- what every kind shares ------------------------------------------------------------------
+    def require_pure(self, what: str) -> None:
+        """Refuse ``what`` (a pure-state result) when the state is :attr:`mixed`."""
+        if self.mixed:
+            raise MixedStateError(
+                f"{type(self.circuit).__name__}.{what}: this circuit's mid-circuit measurements or resets "
+                "leave its qubits in a mixed state, which no state vector describes. Use "
+                "c.to_density_matrix() (tq.DMCircuit) for the density matrix, or probability(), "
+                "expectation() and sample(), which average over the outcomes")
+
+    def state(self, *options: Any) -> Any:
+        """The state vector (no measurement or reset: at most post-selections, renormalised)."""
+        self.require_pure("state()")
+        return self.pure_state()
+
+    def amplitude(self, bits: Sequence[int]) -> Any:
+        self.require_pure("amplitude()")
+        return self.pure_amplitude(bits)
+
+    def probability(self) -> Any:
+        return self.marginal_probability(tuple(range(self.circuit.num_qubits)))
+
+    def local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
+                          hermitian: bool, K: ArrayBackend) -> Any:
+        """:meth:`~tyxonq.circuit.simulator.SimulatorBase.expectation`'s question, as
+        :meth:`expectation` asks it."""
+        return self.expectation(matrices, groups, hermitian)
+
+    def pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
+        """``<H>`` from its strings' weighted sum (real unless ``hermitian=False``)."""
+        value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian], method)
+        return get_backend().real(value) if hermitian else value
+
+    def samples(self, shots: int, seed: Any, format: str, confusions: list | None, final: bool) -> Any:
+        """``sample``'s shots: every classical bit, then (``final``) every qubit at the end, in
+        ``format`` (:func:`formatted_rows`), the final qubits read through ``confusions``.
+
+        A measurement that nothing follows on its qubit, whose bit no later condition reads and no
+        later measurement writes (:func:`terminal_measurements`: the measurements at the end of
+        most programs) reads the qubit's final value: it is drawn with the final qubits, in one
+        joint draw, rather than split into a branch per outcome."""
+        circuit = self.circuit
+        n, m = circuit.num_qubits, circuit.num_clbits
+        K = get_backend()
+        core, terminal = terminal_measurements(circuit.operations)
+        if not terminal:
+            rows = self.branch_rows(shots, seed, final)
+        else:
+            trimmed = circuit.with_operations(core).with_readout(None)
+            drawn = np.asarray(K.to_numpy(trimmed.sample(shots, seed=seed, format="bits")), dtype=np.int8)
+            if not trimmed.is_dynamic():  # no classical bit left: the final qubits only
+                drawn = np.concatenate([np.zeros((shots, m), dtype=np.int8), drawn], axis=1)
+            for qubit, bit in terminal:
+                drawn[:, bit] = drawn[:, m + qubit]
+            rows = drawn if final else drawn[:, :m]
+        return formatted_rows(K, rows, m, n, format, confusions, final, seed)
+
+    def conditioned(self, value: Any, acceptance: Any) -> Any:
+        """``value / acceptance`` (a result conditioned on the post-selections), refused where the
+        acceptance reads as zero (every result conditioned on an impossible outcome is undefined;
+        a traced acceptance is not read)."""
+        require_acceptance(get_backend(), acceptance)
+        return value / acceptance
+
+    def matrix(self) -> Any:
+        raise UnsupportedResult(
+            f"{type(self.circuit).__name__}.matrix(): a circuit with mid-circuit measurements, resets, "
+            "post-selections or conditions is not a unitary; its action on a state is c.state() or, "
+            "mixed, c.to_density_matrix().state()")
+
+
+class DeferredResults(DynamicResults):
     """A dynamic circuit's results, from its deferred-measurement lowering.
 
     Examples
@@ -47,7 +191,7 @@ class DeferredResults:
     """
 
     def __init__(self, circuit: Any) -> None:
-        self.circuit = circuit
+        super().__init__(circuit)
         n = circuit.num_qubits
         self.plan: Deferred = deferred(n, circuit.num_clbits, circuit.operations)
         K = get_backend()
@@ -87,12 +231,9 @@ class DeferredResults:
             letters[self.plan.qubit_wires[q]] = letter
         return "".join(letters)
 
-    def require_pure(self, what: str) -> None:
-        if self.plan.mixed:
-            raise MixedStateError(
-                f"{what}: this circuit's mid-circuit measurements or resets leave its qubits in a mixed "
-                "state, which no state vector describes. Use c.to_density_matrix() for the density "
-                "matrix, or probability(), expectation() and sample(), which average over the outcomes")
+    @property
+    def mixed(self) -> bool:
+        return self.plan.mixed
 
     # -- results ---------------------------------------------------------------------------------
     def acceptance(self) -> Any:
@@ -106,13 +247,14 @@ class DeferredResults:
         K = get_backend()
         operators = [(matrix, self.wires(qubits)) for matrix, qubits in zip(matrices, groups)]
         value = self.lowered.expectation(*operators, *self.projectors(K), hermitian=hermitian)
-        return value / self.acceptance() if self.plan.selected else value
+        return self.conditioned(value, self.acceptance()) if self.plan.selected else value
 
-    def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
+    def pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
         if not self.plan.selected:
             return self.lowered.pauli_expectations([self.mapped_string(s) for s in strings], coefficients)
         K = get_backend()
         acceptance = self.acceptance()
+        require_acceptance(K, acceptance)
         projectors = self.projectors(K)
         values = []
         for string in strings:
@@ -124,8 +266,7 @@ class DeferredResults:
 
     def pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
         if self.plan.selected:
-            value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian])
-            return get_backend().real(value) if hermitian else value
+            return super().pauli_sum_value(hamiltonian, method, hermitian)
         mapped = PauliSum([(c, self.mapped_string(s)) for c, s in hamiltonian], self.plan.num_wires)
         return self.lowered.pauli_sum_expectation(mapped, method=method, hermitian=hermitian)
 
@@ -136,23 +277,23 @@ class DeferredResults:
         if not selected:
             return joint
         kept = self._kept(K, joint)
-        return kept / K.sum(kept)
+        return self.conditioned(kept, K.sum(kept))
 
-    def state(self) -> Any:
-        """The state vector (no measurement or reset: at most post-selections, renormalised)."""
-        self.require_pure("state()")
+    def pure_state(self) -> Any:
         state = self.lowered.state()
         if not self.plan.selected:
             return state
         K = get_backend()
         kept = self._kept(K, state)
-        return kept / K.sqrt(K.sum(K.real(K.conj(kept) * kept)))
+        return self.conditioned(kept, K.sqrt(K.sum(K.real(K.conj(kept) * kept))))
 
-    def amplitude(self, bits: Sequence[int]) -> Any:
-        self.require_pure("amplitude()")
+    def pure_amplitude(self, bits: Sequence[int]) -> Any:
         outcomes = "".join(str(o) for _, o in self.plan.selected)
         value = self.lowered.amplitude("".join(map(str, bits)) + outcomes)
-        return value / get_backend().sqrt(self.acceptance()) if self.plan.selected else value
+        return self.conditioned(value, get_backend().sqrt(self.acceptance())) if self.plan.selected else value
+
+    def branch_rows(self, shots: int, seed: Any, final: bool) -> np.ndarray:
+        return _deferred_rows(self, shots, seed, final)
 
     def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
         K = get_backend()
@@ -162,7 +303,7 @@ class DeferredResults:
             return rho
         size, chosen = 2 ** len(qubits), self._selected_index()
         kept = K.reshape(rho, (size, 2 ** len(selected), size, 2 ** len(selected)))[:, chosen, :, chosen]
-        return kept / K.sum(K.real(K.diag(kept)))
+        return self.conditioned(kept, K.sum(K.real(K.diag(kept))))
 
 
 def _with_fresh_wires(K: ArrayBackend, inputs: Any, extra: int) -> Any:
@@ -178,25 +319,92 @@ def _with_fresh_wires(K: ArrayBackend, inputs: Any, extra: int) -> Any:
     return K.reshape(K.einsum("ij,a,b->iajb", inputs, fresh, fresh), (size, size))
 
 
-def dynamic_samples(results: DeferredResults, shots: int, seed: Any, format: str,
-                    confusions: list | None, final: bool) -> Any:
-    """``sample`` of a dynamic circuit: every classical bit, then (``final``) every qubit
-    measured at the end; in the counts and bitstrings formats the two parts are separated by a
-    space (``"<c0 c1 ...> <q0 q1 ...>"``, bit 0 and qubit 0 leftmost); ``"indices"`` number the
-    concatenated bits (bit 0 most significant)."""
+def require_acceptance(K: ArrayBackend, acceptance: Any) -> float | None:
+    """The acceptance probability of the post-selections, read where it can be (``None``: a traced
+    value), refused when it is zero to rounding (:data:`ACCEPTANCE_FLOOR`): every result conditioned
+    on an outcome that never happens is undefined.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.Circuit(1).post_select(0, 1)
+    >>> try:
+    ...     c.expectation_ps(z=[0])
+    ... except ValueError as refusal:
+    ...     print(str(refusal)[:50])
+    the post-selections succeed with probability 0 (at
+    """
+    value = acceptance.value if isinstance(acceptance, Dual) else acceptance
+    readable = readable_scalar(K, K.detach(value) if K.is_array(value) else value)
+    if readable is not None and not abs(readable) > ACCEPTANCE_FLOOR:
+        raise ValueError(f"the post-selections succeed with probability {abs(readable):.3g} (at most "
+                         f"{ACCEPTANCE_FLOOR:g}): every result conditioned on them is undefined; post-select "
+                         "outcomes that occur (c.acceptance() is their probability)")
+    return None if readable is None else float(abs(readable))
+
+
+def terminal_measurements(operations: Sequence[Operation]) -> tuple[list[Operation], list[tuple[int, int]]]:
+    """The measurements whose bit is their qubit's final value -- nothing acts on the qubit after
+    them, no later condition (or annotation) reads their bit and no later measurement writes it --
+    as ``(qubit, bit)`` pairs, and the operations without them.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.Circuit(2).h(0)
+    >>> bit = c.measure(0)
+    >>> _ = c.cond(bit).x(1)
+    >>> _ = c.measure(1)
+    >>> core, terminal = terminal_measurements(c.operations)
+    >>> [op.gate for op in core], terminal
+    (['h', 'measure', 'x'], [(1, 1)])
+    """
+    touched: set[int] = set()
+    read: set[int] = set()
+    written: set[int] = set()
+    kept, terminal = [], []
+    for op in reversed(operations):
+        if op.gate == "measure" and op.qubits[0] not in touched and op.clbits[0] not in read | written:
+            terminal.append((op.qubits[0], op.clbits[0]))
+        else:
+            kept.append(op)
+            if op.condition is not None:
+                read.update(op.condition.bits)
+            if op.gate in ("detector", "observable"):
+                read.update(op.clbits)
+        touched.update(op.qubits)
+        if op.gate == "measure":
+            written.update(op.clbits)
+    return kept[::-1], terminal[::-1]
+
+
+def _deferred_rows(results: DeferredResults, shots: int, seed: Any, final: bool) -> np.ndarray:
+    """A dynamic circuit's rows: from branches of its state vector up to
+    :data:`~tyxonq.circuit.branch_sampling.BRANCH_QUBITS` qubits; wider, a pure circuit's from
+    branches of an untruncated MPS where its bonds stay small (:func:`_mps_branch_rows`), else
+    from the deferred-measurement circuit's samplers. Post-selections reject shots: at most
+    :data:`MAX_POST_SELECTION_TRIALS` shots are drawn in all."""
     circuit = results.circuit
     n, m = circuit.num_qubits, circuit.num_clbits
     K = get_backend()
     width = m + (n if final else 0)
-    if results.plan.selected:
-        acceptance = float(K.to_numpy(K.detach(results.acceptance())))
-        if not acceptance > 1e-12:
-            raise ValueError(f"the post-selections succeed with probability {acceptance:.3g}: no shot "
-                             "passes them")
-    else:
-        acceptance = 1.0
+    acceptance = require_acceptance(K, results.acceptance()) if results.plan.selected else 1.0
+    acceptance = 1.0 if acceptance is None else acceptance
+    if shots / acceptance > MAX_POST_SELECTION_TRIALS:
+        raise ValueError(
+            f"the post-selections keep a shot with probability {acceptance:.3g}: {shots} samples would "
+            f"draw about {shots / acceptance:.3g} shots (more than {MAX_POST_SELECTION_TRIALS:.0e}). Ask for "
+            "fewer shots, or for exact conditioned results: expectation(), marginal_probability() and "
+            "probability() divide by the acceptance instead of rejecting shots")
     branched = n <= BRANCH_QUBITS and circuit.inputs_kind() != "density"
-
+    wide_pure = not branched and not circuit.is_noisy() and circuit.inputs_kind() != "density"
+    if rehearsing():  # the route, planned: the MPS branches are tried first where they may apply
+        record("route", name="branches" if branched else "mps-branches" if wide_pure else "deferred")
+        if not branched and not wide_pure:
+            results.lowered.sample(1, seed=0, format="bits")
+        return np.zeros((0, width), dtype=np.int8)
+    if wide_pure and (mps := _exact_branches(circuit)) is not None:
+        return np.asarray(K.to_numpy(mps.sample(shots, seed=seed, format="bits", final=final)), dtype=np.int8)
     inputs = circuit.input_state(K) if branched else None
 
     def attempt(count: int, rng: np.random.Generator) -> np.ndarray:
@@ -215,8 +423,23 @@ def dynamic_samples(results: DeferredResults, shots: int, seed: Any, format: str
             passed += len(rows[-1])
         return np.concatenate(rows)[:count]
 
-    rows = shared_rows(draw, shots, seed, width, "the samples", structure=circuit.structure())
-    return formatted_rows(K, rows, m, n, format, confusions, final, seed)
+    return shared_rows(draw, shots, seed, width, "the samples", structure=circuit.structure())
+
+
+def _exact_branches(circuit: Any) -> Any:
+    """An :class:`~tyxonq.MPSCircuit` of a wide pure dynamic circuit whose branches (one MPS per
+    branch of outcomes, at most :data:`~tyxonq.circuit.mps.branches.MAX_BRANCHES`) keep bonds of
+    at most :data:`EXACT_MPS_MAX_BOND` with nothing cut but rounding; else ``None``. A circuit whose
+    register conditions gates on many bits at once (a counterfeit-coin program of 151 qubits) is
+    sampled in seconds this way, where its deferred-measurement circuit has twice the wires."""
+    if not hasattr(circuit, "to_mps"):
+        return None
+    mps = circuit.to_mps(max_bond=EXACT_MPS_MAX_BOND, cutoff=0.0)
+    try:
+        exact = float(mps.truncation_error()) <= EXACT_MPS_TOLERANCE
+    except BranchLimitError:
+        return None
+    return mps if exact else None
 
 
 def formatted_rows(K: ArrayBackend, rows: np.ndarray, m: int, n: int, format: str, confusions: list | None,

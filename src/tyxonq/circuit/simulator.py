@@ -1,18 +1,24 @@
-"""The base of every simulator: qubits, a checked list of operations, and the checks of results.
+"""The base of every simulator: qubits, a checked list of operations, and the result contract.
 
 :class:`SimulatorBase` holds a circuit's gates and channels (one
-:class:`~tyxonq.circuit.operations.operation.Operation` type), validates them as they are added,
-and validates what results are asked for (observables, Pauli strings, bitstrings, sample
-formats); it mixes in the gate and channel methods, composition, interchange and shot-based
-estimates. The simulators are its subclasses (:class:`~tyxonq.circuit.base.CircuitBase` for
-``Circuit`` and ``DMCircuit``, and ``MPSCircuit``): they differ only in how they compute results.
+:class:`~tyxonq.circuit.operations.operation.Operation` type), added through one method that
+checks before it changes anything (:meth:`SimulatorBase._append`), and declares the results every
+simulator answers (:data:`RESULTS`): it validates what is asked (observables, Pauli strings,
+bitstrings, qubits, sample formats) once for all of them, and each simulator computes the answer
+its own way or refuses it with :class:`~tyxonq.circuit.refusals.UnsupportedResult` naming what
+gives it (what a simulator refuses for every circuit is data: ``unsupported_results``). A dynamic
+circuit's results come from one interface, :class:`~tyxonq.circuit.dynamic.DynamicResults`,
+chosen by the :meth:`SimulatorBase._dynamic_results` hook (:func:`dynamic_route`). It mixes in
+the gate and channel methods, composition, interchange and shot-based estimates. The simulators
+are its subclasses (:class:`~tyxonq.circuit.base.CircuitBase` for ``Circuit`` and ``DMCircuit``,
+``MPSCircuit`` and ``StabilizerCircuit``): they differ only in how they compute results.
 """
 
 from __future__ import annotations
 
 import functools
 import numbers
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -20,15 +26,18 @@ from ..numerics import get_backend
 from ..numerics.arguments import (
     checked_choice,
     checked_count,
+    checked_flag,
     checked_seed,
     checked_sequence,
     random_generator,
 )
 from ..numerics.cache_registry import register_function_cache
 from ..numerics.dual import Dual
+from ..numerics.memory import require_memory
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.readout import confusion_matrices
+from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .interchange.methods import InterchangeMethods
 from .operations.channel_methods import ChannelMethods
 from .operations.clifford import clifford_reason
@@ -39,6 +48,7 @@ from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
 from .operations.layer_methods import LayerMethods, checked_angles
 from .operations.operation import (
+    DYNAMIC_KINDS,
     Operation,
     clbits_used,
     matrix_values,
@@ -46,20 +56,28 @@ from .operations.operation import (
     validate_qubits,
     validate_unitary_matrix,
 )
+from .refusals import NoisyCircuitError, UnsupportedResult
 from .result_forms import format_index, format_samples, readout_seed, weighted_sum
 from .shots import shot_expectation
 from .statevector.lanes import operation_lanes
 
-__all__ = ["SimulatorBase", "simulator_class", "format_index", "format_samples", "pauli_factors",
-           "readout_seed", "weighted_sum",
+__all__ = ["SimulatorBase", "simulator_class", "simulator_classes", "dynamic_route", "RESULTS",
+           "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
            "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
 
+#: the results every simulator answers (or refuses with :class:`UnsupportedResult`)
+RESULTS = ("state", "probability", "amplitude", "marginal_probability", "reduced_density_matrix",
+           "expectation", "expectation_ps", "pauli_expectations", "sample", "matrix", "rehearse")
 SAMPLE_FORMATS = ("counts", "bitstrings", "indices", "bits")
 #: how an exact Pauli-sum expectation is computed (see :meth:`SimulatorBase.pauli_sum_expectation`)
 PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
 #: every simulator class by name, so siblings convert into each other without importing each other
 _SIMULATORS: dict[str, type] = {}
+
+
+_ABSTRACT: set[type] = set()
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def simulator_class(name: str) -> type:
@@ -75,18 +93,67 @@ def simulator_class(name: str) -> type:
     return _SIMULATORS[name]
 
 
+def simulator_classes() -> tuple[type, ...]:
+    """Every simulator class defined so far (not the shared bases), in the order of definition:
+    what the contract test runs over.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> [kind.__name__ for kind in simulator_classes()]
+    ['Circuit', 'DMCircuit', 'MPSCircuit', 'StabilizerCircuit']
+    """
+    return tuple(kind for kind in _SIMULATORS.values() if kind not in _ABSTRACT)
+
+
+def dynamic_route(compute: F | None = None, *, answer: str | None = None) -> Any:
+    """Mark a simulator's computation of a result (from validated arguments) as one a dynamic
+    circuit answers differently: when the circuit holds mid-circuit measurements, resets,
+    post-selections or conditioned gates, its :class:`~tyxonq.circuit.dynamic.DynamicResults`
+    (:meth:`SimulatorBase._dynamic_results`, each simulator's hook) answers instead, by the
+    method ``answer`` (default: the computation's name without its leading underscore).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> c = tq.Circuit(1).h(0)
+    >>> _ = c.measure(0)
+    >>> round(float(c.acceptance()), 12)   # SimulatorBase._acceptance is a dynamic route
+    1.0
+    """
+    if compute is None:
+        return functools.partial(dynamic_route, answer=answer)
+    name = answer or compute.__name__.lstrip("_")
+
+    @functools.wraps(compute)
+    def routed(self: SimulatorBase, *args: Any, **kwargs: Any) -> Any:
+        if self._dynamic_count:
+            return getattr(self._dynamic_results(), name)(*args, **kwargs)
+        return compute(self, *args, **kwargs)
+
+    return routed
+
+
 class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, CompositionMethods,
                     InterchangeMethods):
-    """Operations on ``num_qubits`` qubits, checked as they are added."""
+    """Operations on ``num_qubits`` qubits, checked as they are added, and the results every
+    simulator answers (:data:`RESULTS`)."""
 
     _inputs: Any = None
     #: per-qubit readout confusion matrices (``None`` entries: exact) applied to samples; set by
     #: a noise model (``with_noise``)
     _readout: list | None = None
+    #: the results (names in :data:`RESULTS`) this simulator refuses for every circuit, each with
+    #: what gives it instead (the refusal's message)
+    unsupported_results: Mapping[str, str] = {}
+    #: what a result refused for its memory may do instead (the refusal's advice)
+    memory_hint = "Use fewer qubits"
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _SIMULATORS.setdefault(cls.__name__, cls)
+        if abstract:
+            _ABSTRACT.add(cls)
 
     def __init__(self, num_qubits: int) -> None:
         if isinstance(num_qubits, bool) or not isinstance(num_qubits, numbers.Integral) \
@@ -179,6 +246,39 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         duplicate._inputs = other._inputs  # noqa: SLF001 - the same class: a simulator's own state
         return duplicate
 
+    # -- adding operations: one door ------------------------------------------------------------
+    def _append(self, operations: Sequence[Operation], at_start: bool = False, counted: bool = True) -> None:
+        """Add checked ``operations`` after this circuit's (``at_start``: before them): the one way
+        operations enter a circuit. The simulator's :meth:`_accept` sees them first and may refuse
+        them while nothing has changed; then they are added, the counts of channels, dynamic
+        operations and classical bits kept (``counted=False``: they hold already), and
+        :meth:`_accepted` told."""
+        self._accept(operations)
+        if at_start:
+            self._operations[:0] = operations
+        else:
+            self._operations.extend(operations)
+        if counted:
+            for op in operations:
+                if op.channel is not None:
+                    self._channel_count += 1
+                elif op.condition is not None or op.gate in DYNAMIC_KINDS:
+                    self._dynamic_count += 1
+                if op.clbits or op.condition is not None:
+                    self._num_clbits = max(self._num_clbits, clbits_used((op,)))
+        self._accepted(operations, at_start)
+
+    def _accept(self, operations: Sequence[Operation]) -> None:
+        """Raise if this simulator cannot hold ``operations`` after the ones it has (a hook: called
+        before anything changes; every operation is accepted here)."""
+
+    def _accepted(self, operations: Sequence[Operation], at_start: bool) -> None:
+        """``operations`` were added (a hook for what a simulator derives from them)."""
+
+    def _restarted(self) -> None:
+        """The operations are about to be replaced (:meth:`with_operations`): forget what was
+        derived from the old ones (a hook)."""
+
     def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> SimulatorBase:
         spec = GATES[gate]
         qubits = validate_qubits(qubits, self._num_qubits, gate)
@@ -191,17 +291,14 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         elif params:  # the backend is looked up only for an angle that is not a plain number
             params = tuple(validate_angle(value, gate, name) for value, name in zip(params, spec.param_names))
         if self._condition is None:
-            self._operations.append(Operation(gate, qubits, params))
+            self._append((Operation(gate, qubits, params),))
         else:
-            self._operations.append(Operation(gate, qubits, params, condition=self._condition))
-            self._dynamic_count += 1
+            self._append((Operation(gate, qubits, params, condition=self._condition),))
         return self
 
     def _extend(self, operations: list[Operation]) -> None:
         """Append checked gate operations (a :meth:`layer`)."""
-        self._operations.extend(operations)
-        if self._condition is not None:
-            self._dynamic_count += len(operations)
+        self._append(operations)
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
         from ..operators.channels import Channel
@@ -216,15 +313,14 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         if len(qubits) != channel.num_qubits:
             raise ValueError(f"{channel.name} acts on {channel.num_qubits} qubit(s); got "
                              f"{len(qubits)}: {qubits}")
-        self._operations.append(Operation("channel", qubits, channel=channel))
-        self._channel_count += 1
+        self._append((Operation("channel", qubits, channel=channel),))
         return self
 
-    def with_operations(self, operations: list[Operation], same_kinds: bool = False) -> SimulatorBase:
+    def with_operations(self, operations: Sequence[Operation], same_kinds: bool = False) -> SimulatorBase:
         """A circuit with the same qubits, inputs and readout and the given operations (barriers
-        are not kept: they belong to the operations they stood between). ``same_kinds``: the
-        operations are this circuit's with other angles, so its counts (channels, dynamic
-        operations, classical bits) hold as they are.
+        are not kept: they belong to the operations they stood between), checked by the simulator
+        as any added operation is. ``same_kinds``: the operations are this circuit's with other
+        angles, so its counts (channels, dynamic operations, classical bits) hold as they are.
 
         Examples
         --------
@@ -235,12 +331,12 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         """
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
-        duplicate._operations = list(operations)
-        if not same_kinds:
-            duplicate._channel_count = sum(op.channel is not None for op in duplicate._operations)
-            duplicate._dynamic_count = sum(op.is_dynamic for op in duplicate._operations)
-            duplicate._num_clbits = max(self._num_clbits, clbits_used(duplicate._operations))
+        duplicate._operations = []
         duplicate._barriers = []  # markers belong to the operations they stood between
+        if not same_kinds:
+            duplicate._channel_count = duplicate._dynamic_count = 0
+        duplicate._restarted()
+        duplicate._append(list(operations), counted=not same_kinds)
         return duplicate
 
     def parameters(self) -> list[Any]:
@@ -367,6 +463,112 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             )
         return tuple(int(b) for b in bitstring)
 
+    # -- the result contract: what is asked, validated once for every simulator -------------------
+    def _refusal(self, result: str, why: str | None = None) -> UnsupportedResult:
+        """The refusal of ``result`` (``why``: for this circuit; else the simulator's declared
+        :attr:`unsupported_results` entry)."""
+        reason = why if why is not None else self.unsupported_results.get(
+            result, f"{type(self).__name__} does not compute it")
+        return UnsupportedResult(f"{type(self).__name__}.{result}(): {reason}")
+
+    def _noisy_refusal(self, what: str) -> NoisyCircuitError:
+        """The refusal of ``what``, a pure-state result, of a circuit that holds channels."""
+        noisy = sorted({op.channel.name for op in self._operations if op.channel is not None})
+        return NoisyCircuitError(
+            f"{type(self).__name__}.{what}: this circuit holds channels ({', '.join(noisy)}), so its state "
+            "is mixed and a pure-state result would be wrong. Use c.to_density_matrix() (a tq.DMCircuit) "
+            "for exact results, or tq.noise.trajectory_expectation(c, observable, trajectories, seed) to "
+            "sample them")
+
+    def _dynamic_results(self) -> Any:
+        """The hook that answers a dynamic circuit's results (:func:`dynamic_route`): by default
+        the deferred-measurement lowering (:class:`~tyxonq.circuit.dynamic.DeferredResults`)."""
+        from .dynamic import DeferredResults
+
+        return DeferredResults(self)
+
+    @dynamic_route
+    def _require_pure(self, what: str) -> None:
+        """Refuse ``what``, a pure-state result, when mid-circuit measurements or resets mix the
+        state (a circuit without them: nothing to refuse here)."""
+
+    def state(self) -> Any:
+        """The final state: its ``2**n`` amplitudes (qubit 0 most significant) on a pure-state
+        simulator, the ``2**n x 2**n`` density matrix on a mixed-state one. A pure-state result of
+        a circuit whose state is mixed (channels, mid-circuit measurements or resets) raises
+        :class:`~tyxonq.UnsupportedResult` naming the density-matrix route."""
+        raise self._refusal("state")
+
+    def probability(self) -> Any:
+        """Probabilities of all ``2**n`` basis states (a real array; qubit 0 most significant).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> (K.to_numpy(tq.MPSCircuit(2).x(1).probability()).round(6) + 0.0).tolist()
+        [0.0, 1.0, 0.0, 0.0]
+        """
+        return self._probability()
+
+    @dynamic_route
+    def _probability(self) -> Any:
+        return self.marginal_probability(range(self._num_qubits))
+
+    def amplitude(self, bitstring: str | int) -> Any:
+        """``<bitstring|psi>`` (qubit 0 is the leftmost character; an int: the basis index).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> round(abs(complex(tq.Circuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
+        0.5
+        """
+        return self._amplitude(self._parse_bitstring(bitstring))
+
+    def _amplitude(self, bits: tuple[int, ...]) -> Any:
+        raise self._refusal("amplitude")
+
+    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+        """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given; the
+        first is the most significant bit), the others ignored.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> (K.to_numpy(tq.Circuit(40).h(0).cx(0, 39).marginal_probability([39, 0])).round(6) + 0.0).tolist()
+        [0.5, 0.0, 0.0, 0.5]
+        """
+        qubits = self._checked_qubits(qubits, "marginal_probability")
+        if not rehearsing():
+            require_memory(get_backend(), 2 ** len(qubits), f"the probabilities of {len(qubits)} qubit(s)",
+                           self.memory_hint)
+        return self._marginal_probability(qubits)
+
+    def _marginal_probability(self, qubits: tuple[int, ...]) -> Any:
+        raise self._refusal("marginal_probability")
+
+    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
+        """The density matrix of ``qubits`` (in the order given), every other qubit traced out.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> rho = tq.Circuit(3).h(0).cx(0, 1).reduced_density_matrix([1])
+        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
+        [[0.5, 0.0], [0.0, 0.5]]
+        """
+        qubits = self._checked_qubits(qubits, "reduced_density_matrix")
+        if not rehearsing():
+            require_memory(get_backend(), 4 ** len(qubits), f"the density matrix of {len(qubits)} qubit(s)",
+                           self.memory_hint)
+        return self._reduced_density_matrix(qubits)
+
+    def _reduced_density_matrix(self, qubits: tuple[int, ...]) -> Any:
+        raise self._refusal("reduced_density_matrix")
+
     def expectation(self, *operators: Any, hermitian: bool = True, **options: Any) -> Any:
         """``<psi| O_1 ⊗ ... ⊗ O_m |psi>`` for local operators given as ``(matrix, qubits)``.
 
@@ -386,6 +588,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> float(tq.MPSCircuit(3).x(2).expectation((z, [0]), (z, [2])))
         -1.0
         """
+        hermitian = checked_flag(hermitian, "hermitian")
         if not operators:
             raise ValueError("expectation needs at least one (matrix, qubits) operator")
         if len(operators) == 1 and isinstance(operators[0], PauliSum):
@@ -394,15 +597,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             raise TypeError(f"unexpected options {sorted(options)} for (matrix, qubits) operators")
         K = get_backend()
         matrices, groups, diagonal = self._validated_operators(operators, hermitian, K)
-        if self.is_dynamic():
-            return self._deferred().expectation(matrices, groups, hermitian)
         return self._local_expectation(operators, matrices, groups, diagonal, hermitian, K)
-
-    def _deferred(self) -> Any:
-        """This dynamic circuit's results by deferred measurement (:mod:`tyxonq.circuit.dynamic`)."""
-        from .dynamic import DeferredResults
-
-        return DeferredResults(self)
 
     def acceptance(self) -> Any:
         """The probability that every :meth:`post_select` of the circuit succeeds (1 without
@@ -414,11 +609,62 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> round(float(tq.Circuit(1).ry(0, 1.0).post_select(0, 1).acceptance()), 6)
         0.229849
         """
-        return self._deferred().acceptance()
+        return self._acceptance()
+
+    @dynamic_route
+    def _acceptance(self) -> Any:
+        K = get_backend()
+        return K.asarray(1.0, K.real_dtype)
 
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
-        raise NotImplementedError  # pragma: no cover - every simulator has its own
+        raise self._refusal("expectation")
+
+    def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
+        """``<psi|P|psi>`` for many Pauli strings at once, or ``sum_i c_i <psi|P_i|psi>``.
+
+        Each string has one character per qubit (``I``, ``X``, ``Y``, ``Z``; character ``q`` on
+        qubit ``q``). Each simulator computes them its own way: a ``Circuit`` or ``DMCircuit``
+        contracts every term's light cone (terms whose networks are equal up to relabelling share
+        one plan, contracted together) or reads every term from the one state, whichever is
+        estimated faster here; an MPS sweeps between cached environments; a stabilizer circuit
+        reads its tableau or carries each string backwards. Gradients: autograd where the backend
+        has it, else exact reverse mode (``tq.value_and_grad``).
+
+        Parameters
+        ----------
+        strings : sequence of str
+            The Pauli strings.
+        coefficients : sequence of numbers, optional
+            Return the weighted sum instead of the values (what a Hamiltonian needs; its gradient
+            costs one reverse pass for all terms).
+
+        Returns
+        -------
+        array
+            The real values, shape ``(len(strings),)``; or the weighted sum (complex when a
+            coefficient is).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(3).h(0).cx(0, 1)
+        >>> K = tq.get_backend()
+        >>> K.to_numpy(c.pauli_expectations(["ZZI", "XXI", "IIZ", "III"])).round(12).tolist()
+        [1.0, 1.0, 1.0, 1.0]
+        >>> round(float(c.pauli_expectations(["ZZI", "XIZ"], [0.5, 2.0])), 12)
+        0.5
+        """
+        strings = self._validated_strings(strings)
+        if coefficients is not None and len(coefficients) != len(strings):
+            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+        return self._pauli_expectations(strings, coefficients)
+
+    @dynamic_route
+    def _pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
+        """:meth:`pauli_expectations` of validated strings (each simulator its own; ``method``:
+        the route where a simulator has more than one)."""
+        raise self._refusal("pauli_expectations")
 
     def pauli_sum_expectation(self, hamiltonian: PauliSum, method: str = "auto", hermitian: bool = True,
                               shots: int | None = None, seed: int | None = None, readout_error: Any = None,
@@ -441,6 +687,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         """
         if not isinstance(hamiltonian, PauliSum):
             raise TypeError(f"hamiltonian must be a tq.PauliSum; got {type(hamiltonian).__name__}")
+        hermitian, return_std = checked_flag(hermitian, "hermitian"), checked_flag(return_std, "return_std")
         if hamiltonian.n_qubits != self._num_qubits:
             raise ValueError(f"the circuit has {self._num_qubits} qubits; this PauliSum acts on "
                              f"{hamiltonian.n_qubits}")
@@ -457,22 +704,70 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             value, error = shot_expectation(self, strings, coefficients, shots, rng, readout_error)
             return (value, error) if return_std else value
         checked_choice(method, PAULI_SUM_METHODS, "method")
-        if self.is_dynamic():
-            return self._deferred().pauli_sum_value(hamiltonian, method, hermitian)
         return self._pauli_sum_value(hamiltonian, method, hermitian)
 
+    @dynamic_route
     def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
-        """The exact value by ``method`` (:meth:`_pauli_values`)."""
-        value = self._pauli_values([string for _, string in hamiltonian],
-                                   [coefficient for coefficient, _ in hamiltonian], method)
+        """The exact value by ``method`` (a simulator with more than one route takes it into
+        account; here there is one: :meth:`_pauli_expectations`)."""
+        value = self._pauli_expectations([string for _, string in hamiltonian],
+                                         [coefficient for coefficient, _ in hamiltonian], method)
         if not hermitian:
             return value
         return value.real if isinstance(value, Dual) else get_backend().real(value)
 
-    def _pauli_values(self, strings: list[str], coefficients: Any, method: str) -> Any:
-        """The weighted sum of the strings' values (``method``: a simulator with more than one
-        route takes it into account; here there is one)."""
-        return self.pauli_expectations(strings, coefficients)
+    def sample(self, shots: int, seed: int | None = None, format: str = "counts",
+               readout_error: Any = None, final: bool = True) -> Any:
+        """Measure every qubit ``shots`` times (each simulator: exactly, its own way); the
+        options are :meth:`tyxonq.Circuit.sample`'s."""
+        raise self._refusal("sample")
+
+    def matrix(self) -> Any:
+        """The circuit's unitary, ``2**n x 2**n`` (row: output basis index; qubit 0 most
+        significant). A circuit with channels, mid-circuit measurements, resets, post-selections
+        or conditions has none: :class:`~tyxonq.UnsupportedResult`.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> (K.to_numpy(tq.MPSCircuit(1).x(0).matrix()).real + 0.0).tolist()
+        [[0.0, 1.0], [1.0, 0.0]]
+        """
+        if self.is_noisy():
+            raise self._noisy_refusal("matrix()")
+        return self._matrix()
+
+    @dynamic_route
+    def _matrix(self) -> Any:
+        raise self._refusal("matrix")
+
+    def rehearse(self, result: str, *args: Any, **kwargs: Any) -> ContractionReport:
+        """Plan a result without computing it: the routes it takes, its width, flops, memory and
+        planning time (one report type, :class:`~tyxonq.ContractionReport`, on every simulator).
+
+        ``result`` names a result method (:data:`RESULTS`, but ``rehearse``); the other arguments
+        are that method's. Plans are made (and cached, so the real call reuses them) but nothing is
+        bound or contracted, and what would not fit in memory is reported (``fits``) instead of
+        refused.
+
+        Examples
+        --------
+        >>> import networkx as nx, tyxonq as tq
+        >>> graph = nx.random_regular_graph(3, 100, seed=5)
+        >>> c = tq.templates.qaoa(graph, [0.3, 0.2], [0.5, 0.1])
+        >>> report = c.rehearse("expectation", tq.hamiltonians.maxcut(graph))
+        >>> report.contractions, report.width <= 10, report.distinct_plans < report.contractions
+        (150, True, True)
+        """
+        checked_choice(result, RESULTS[:-1], "result")
+        if "rehearse" in self.unsupported_results:
+            raise self._refusal("rehearse")
+        return self._rehearsed(result, args, kwargs)
+
+    def _rehearsed(self, result: str, args: tuple, kwargs: dict) -> ContractionReport:
+        """The report of ``result`` (a hook): by default its contractions, planned not run."""
+        return rehearse(getattr(self, result), *args, **kwargs)
 
     def _checked_qubits(self, qubits: Sequence[int], what: str) -> tuple[int, ...]:
         """A result's qubits, validated; at least one."""
@@ -485,6 +780,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
                   final: bool = True) -> tuple[int, list | None]:
         """``sample``'s checked shots (and seed), and the confusion matrices to read through
         (given, or the noise model's)."""
+        final = checked_flag(final, "final")
         if not final and self._num_clbits == 0:
             raise ValueError("sample(final=False) reports the classical bits, and this circuit measures none")
         shots = checked_count(shots, "shots")
@@ -534,6 +830,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> c.sample_expectation_ps(x=[0, 1], shots=100, seed=3)
         1.0
         """
+        return_std = checked_flag(return_std, "return_std")
         letters: dict[int, str] = {}
         for name, qubits in (("X", x), ("Y", y), ("Z", z)):
             qubits = _qubit_list(qubits, name)

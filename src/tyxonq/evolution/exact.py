@@ -20,8 +20,7 @@ from ..numerics.arguments import checked_choice, checked_state_vector
 from ..numerics.dual import TracingError
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
-from ..operators.pauli_action import PauliStructure
-from ..operators.state_expectation import pauli_sum_expectation
+from ..operators.pauli_action import PauliStructure, pauli_sum_expectation
 from .adjoint import is_traced_input, traced_evolution
 from .inputs import (
     checked_callback,

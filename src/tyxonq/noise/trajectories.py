@@ -55,7 +55,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     """
     from ..circuit.statevector.trajectories import local_values, trajectory_states
     from ..operators.pauli import PauliSum
-    from ..operators.state_expectation import apply_pauli_sum
+    from ..operators.pauli_action import pauli_sum_expectation
 
     if checked_count(trajectories, "trajectories") < 2:
         raise ValueError(f"trajectories={trajectories!r} must be an int >= 2")
@@ -71,7 +71,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
             raise ValueError("observable has complex coefficients; trajectories estimate Hermitian ones")
 
         def values(states: Any) -> Any:
-            return K.real(K.sum(K.conj(states) * apply_pauli_sum(K, states, observable), axis=1))
+            return K.real(pauli_sum_expectation(K, states, observable))
     else:
         matrices, groups = _local_operators(circuit, observable, K)
 

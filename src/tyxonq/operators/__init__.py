@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from . import channels, hamiltonians, readout
 from .pauli import PauliSum
-from .state_expectation import apply_pauli_string, pauli_sum_expectation
+from .pauli_action import apply_pauli_sum, pauli_sum_expectation
+from .state_expectation import apply_pauli_string
 
-__all__ = ["PauliSum", "hamiltonians", "channels", "readout", "apply_pauli_string", "pauli_sum_expectation"]
+__all__ = ["PauliSum", "hamiltonians", "channels", "readout", "apply_pauli_string", "apply_pauli_sum",
+           "pauli_sum_expectation"]

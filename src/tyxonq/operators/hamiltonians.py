@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..numerics.arguments import checked_flag
 from .pauli import PauliSum
 
 __all__ = ["tfim", "heisenberg", "maxcut"]
@@ -21,6 +22,7 @@ def _string(n: int, letters: dict[int, str]) -> str:
 
 
 def _bonds(n: int, periodic: bool) -> list[tuple[int, int]]:
+    periodic = checked_flag(periodic, "periodic")
     bonds = [(q, q + 1) for q in range(n - 1)]
     if periodic and n > 2:
         bonds.append((n - 1, 0))

@@ -1,12 +1,18 @@
-"""``H|psi>`` for ``H = sum_t c_t P_t`` with the Pauli structure fixed and the coefficients bound
-later (numbers, or backend arrays that carry gradients), never a ``2^n x 2^n`` matrix.
+"""The one Pauli-sum engine: ``H|psi>`` and ``<psi|H|psi>`` for ``H = sum_t c_t P_t`` with the
+Pauli structure fixed and the coefficients bound later (numbers, or backend arrays that carry
+gradients), never a ``2^n x 2^n`` matrix. Circuits (a Pauli sum read from the state), noisy
+trajectories and time evolution (the Hamiltonian and the observables) all use it.
 
 Terms flipping the same qubits (their X/Y positions) form a group ``m``; each term acts as
 ``P_t|x> = d_t(x) |x xor mask_m>``, so the group acts as ``flip_m(D_m * psi)`` with the summed
 diagonal ``D_m = sum_t c_t d_t`` (``2^n`` entries). Binding coefficients builds the ``D_m`` once
 (on the host for numbers; by one product with the terms' unit diagonals on the backend for arrays,
 so gradients reach the coefficients); each product with ``H`` then costs one multiplication and
-one flip per group.
+one flip per group. Beyond :data:`GROUPED_QUBITS` qubits no
+``2^n`` diagonal is kept: a group's terms are applied one by one. A structure may also gather the
+terms within a few neighbouring qubits into dense windows (``block_qubits``, what time evolution
+uses); expectations of a sum without windows never form ``H|psi>`` (:meth:`BoundPauliSum.expectation`).
+:func:`apply_pauli_sum` and :func:`pauli_sum_expectation` are the doors for a :class:`PauliSum`.
 """
 
 from __future__ import annotations
@@ -20,13 +26,18 @@ import numpy as np
 from ..numerics.host import host_values
 from ..numerics.protocol import ArrayBackend
 from .pauli import PauliSum, checked_pauli_string, pauli_matrix
-from .state_expectation import _diagonal, _flip
+from .state_expectation import apply_pauli_string, flip_qubits, pauli_diagonal
 
-__all__ = ["PauliStructure", "BoundPauliSum"]
+__all__ = ["PauliStructure", "BoundPauliSum", "apply_pauli_sum", "pauli_sum_expectation", "BLOCK_QUBITS",
+           "GROUPED_QUBITS"]
 
 
 #: the widest window of neighbouring qubits whose terms act as one dense block (``2^w x 2^w``)
 BLOCK_QUBITS = 5
+#: Terms of a Pauli sum sharing their X/Y positions are applied together through one diagonal of
+#: ``2^n`` entries (:mod:`~tyxonq.operators.pauli_action`) up to this many qubits; beyond, term by
+#: term (no ``2^n`` diagonal is kept per group).
+GROUPED_QUBITS = 18
 
 
 class PauliStructure:
@@ -42,6 +53,9 @@ class PauliStructure:
     ----------
     strings : sequence of str
         Pauli strings of one length ``n`` (letters I, X, Y, Z; qubit 0 first).
+    block_qubits : int
+        The widest window of neighbouring qubits whose terms act as one dense block (0: none,
+        every term in its group).
 
     Examples
     --------
@@ -54,7 +68,7 @@ class PauliStructure:
     True
     """
 
-    def __init__(self, strings: Sequence[str]) -> None:
+    def __init__(self, strings: Sequence[str], block_qubits: int = BLOCK_QUBITS) -> None:
         strings = [checked_pauli_string(s) for s in strings]
         if not strings:
             raise ValueError("strings must name at least one Pauli string")
@@ -63,13 +77,13 @@ class PauliStructure:
             raise ValueError(f"every Pauli string needs {n} letters; got {sorted({len(s) for s in strings})}")
         self.strings = tuple(strings)
         self.n_qubits = n
-        width = min(BLOCK_QUBITS, n)
+        width = min(block_qubits, n)
         windows: dict[int, list[int]] = {}
         groups: dict[tuple[int, ...], list[int]] = {}
         for index, string in enumerate(strings):
             acted = [q for q, c in enumerate(string) if c != "I"] or [0]
             low, high = acted[0], acted[-1]
-            if high - low < width:
+            if width and high - low < width:
                 start = _window(low, high, width, n, windows)
                 windows.setdefault(start, []).append(index)
             else:
@@ -79,14 +93,15 @@ class PauliStructure:
         self._units: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # K -> dtype -> unit terms
 
     @classmethod
-    def of(cls, hamiltonian: PauliSum) -> tuple[PauliStructure, list[complex]]:
+    def of(cls, hamiltonian: PauliSum, block_qubits: int = BLOCK_QUBITS) -> tuple[PauliStructure, list[Any]]:
         """The structure of a :class:`PauliSum` and its coefficients (cached on the sum)."""
         if not isinstance(hamiltonian, PauliSum):
             raise TypeError(f"expected a tq.PauliSum; got {type(hamiltonian).__name__}")
         cache = hamiltonian.backend_cache(_HOST)
-        if "structure" not in cache:
-            cache["structure"] = cls([s for _, s in hamiltonian])
-        return cache["structure"], [c for c, _ in hamiltonian]
+        key = ("structure", block_qubits)
+        if key not in cache:
+            cache[key] = cls([s for _, s in hamiltonian], block_qubits)
+        return cache[key], [c for c, _ in hamiltonian]
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -109,13 +124,21 @@ class PauliStructure:
                 raise ValueError(f"coefficients has shape {values.shape}; expected ({len(self)},)")
             blocks = [(start, width, K.constant(self._window_matrix(start, width, terms, values), dtype))
                       for start, width, terms in self.windows]
-            diagonals = [(mask, K.constant(sum(values[t] * _diagonal(self.strings[t]) for t in terms), dtype))
-                         for mask, terms in self.groups]
+            if self.n_qubits > GROUPED_QUBITS:  # no 2^n diagonal per group: string by string
+                return BoundPauliSum(K, self.n_qubits, blocks, [], self._strings_of(values))
+            diagonals = [(mask, K.constant(sum(values[t] * pauli_diagonal(self.strings[t]) for t in terms),
+                                           dtype)) for mask, terms in self.groups]
         else:
             if tuple(K.shape(coefficients)) != (len(self),):
                 raise ValueError(f"coefficients has shape {tuple(K.shape(coefficients))}; "
                                  f"expected ({len(self)},)")
             coefficients = K.cast(coefficients, dtype)
+            if self.n_qubits > GROUPED_QUBITS:
+                window_units, _ = self._unit_terms(K, dtype, groups=False)
+                blocks = [(start, width, K.reshape(K.matmul(K.take(coefficients, list(terms)), units),
+                                                   (2 ** width, 2 ** width)))
+                          for (start, width, terms), units in zip(self.windows, window_units)]
+                return BoundPauliSum(K, self.n_qubits, blocks, [], self._strings_of(coefficients))
             window_units, group_units = self._unit_terms(K, dtype)
             blocks = [(start, width, K.reshape(K.matmul(K.take(coefficients, list(terms)), units),
                                                (2 ** width, 2 ** width)))
@@ -124,33 +147,42 @@ class PauliStructure:
                          for (mask, terms), units in zip(self.groups, group_units)]
         return BoundPauliSum(K, self.n_qubits, blocks, diagonals)
 
+    def _strings_of(self, coefficients: Any) -> list[tuple[Any, str]]:
+        """``(coefficient, string)`` of every term in a group (applied one by one)."""
+        return [(coefficients[t], self.strings[t]) for _, terms in self.groups for t in terms]
+
     def _window_matrix(self, start: int, width: int, terms: tuple[int, ...],
                        values: np.ndarray) -> np.ndarray:
         return sum(values[t] * pauli_matrix(self.strings[t][start:start + width]) for t in terms)
 
-    def _unit_terms(self, K: ArrayBackend, dtype: str) -> tuple[list[Any], list[Any]]:
-        """Per window its terms' matrices, ``(terms, 4^w)``; per group its terms' diagonals,
-        ``(terms, 2^n)``: constants on ``K`` (kept)."""
+    def _unit_terms(self, K: ArrayBackend, dtype: str, groups: bool = True) -> tuple[list[Any], list[Any]]:
+        """Per window its terms' matrices, ``(terms, 4^w)``; per group (``groups``) its terms'
+        diagonals, ``(terms, 2^n)``: constants on ``K`` (kept)."""
         per_dtype = self._units.setdefault(K, {})
-        if dtype not in per_dtype:
+        key = (dtype, groups)
+        if key not in per_dtype:
             windows = [K.constant(np.stack([pauli_matrix(self.strings[t][start:start + width]).reshape(-1)
                                             for t in terms]), dtype) for start, width, terms in self.windows]
-            groups = [K.constant(np.stack([_diagonal(self.strings[t]) for t in terms]), dtype)
-                      for _, terms in self.groups]
-            per_dtype[dtype] = (windows, groups)
-        return per_dtype[dtype]
+            diagonals = [K.constant(np.stack([pauli_diagonal(self.strings[t]) for t in terms]), dtype)
+                         for _, terms in self.groups] if groups else []
+            per_dtype[key] = (windows, diagonals)
+        return per_dtype[key]
 
 
 class BoundPauliSum:
-    """A Pauli sum with bound coefficients: dense windows and ``(flipped qubits, diagonal)``
-    groups on a backend."""
+    """A Pauli sum with bound coefficients on a backend: dense windows, ``(flipped qubits,
+    diagonal)`` groups, and (past :data:`GROUPED_QUBITS`
+    qubits) ``(coefficient, string)`` terms applied one by one."""
 
     def __init__(self, K: ArrayBackend, n_qubits: int, blocks: list[tuple[int, int, Any]],
-                 diagonals: list[tuple[tuple[int, ...], Any]]) -> None:
+                 diagonals: list[tuple[tuple[int, ...], Any]],
+                 strings: list[tuple[Any, str]] | None = None) -> None:
         self.K = K
         self.n_qubits = n_qubits
         self.blocks = blocks
         self.diagonals = diagonals
+        self.strings = strings or []
+        self._expectation_groups: list | None = None
 
     def apply(self, state: Any) -> Any:
         """``H|state>``; ``state`` of shape ``(2^n,)`` or a stack ``(batch, 2^n)``."""
@@ -166,13 +198,110 @@ class BoundPauliSum:
             term = K.reshape(term, shape)
             total = term if total is None else total + term
         for mask, diagonal in self.diagonals:
-            term = _flip(K, diagonal * state, n, mask)
+            term = flip_qubits(K, diagonal * state, n, mask)
+            total = term if total is None else total + term
+        for coefficient, string in self.strings:
+            term = coefficient * apply_pauli_string(K, state, string)
             total = term if total is None else total + term
         return total
 
     def expectation(self, state: Any) -> Any:
-        """``<state|H|state>`` (complex; its real part for a Hermitian sum)."""
-        return self.K.sum(self.K.conj(state) * self.apply(state), axis=-1)
+        """``<psi|H|psi>`` (complex; its real part for a Hermitian sum) of a state, or of every
+        row of a ``(batch, 2^n)`` stack. A sum of groups only never forms ``H|psi>``: the group
+        flipping nothing through the probabilities (one product with its real diagonal), a group
+        flipping one qubit ``q`` with a constant diagonal ``c`` (such as ``c X_q``) as
+        ``2c Re sum conj(a_0) a_1`` over the state's halves at ``q``, any other as
+        ``sum conj(flip(psi)) D psi``."""
+        K, n = self.K, self.n_qubits
+        if self.blocks or self.strings:
+            return K.sum(K.conj(state) * self.apply(state), axis=-1)
+        total = None
+        probabilities = None
+        for mask, kind, data in self._grouped():
+            if kind == "diagonal":
+                if probabilities is None:
+                    probabilities = K.real(K.conj(state) * state)
+                stacked = len(K.shape(state)) > 1
+                value = K.matmul(probabilities, data) if stacked else K.sum(probabilities * data)
+            elif kind == "pair":
+                halves = K.reshape(state, (-1, 2 ** mask[0], 2, 2 ** (n - mask[0] - 1)))
+                overlap = K.einsum("bij,bij->b", K.conj(halves[:, :, 0, :]), halves[:, :, 1, :])
+                value = (2 * data) * K.real(overlap)
+                value = value if len(K.shape(state)) > 1 else K.reshape(value, ())
+            else:
+                value = K.sum(K.conj(flip_qubits(K, state, n, mask)) * (data * state), axis=-1)
+            total = value if total is None else total + value
+        return total
+
+    def _grouped(self) -> list[tuple[tuple[int, ...], str, Any]]:
+        """The groups classified for :meth:`expectation` (kept): ``"diagonal"`` (nothing flipped,
+        a real diagonal), ``"pair"`` (one qubit flipped, a constant host diagonal), ``"general"``."""
+        if self._expectation_groups is None:
+            K = self.K
+            groups = []
+            for mask, diagonal in self.diagonals:
+                host = _readable(K, diagonal)
+                if host is not None and not mask and not host.imag.any():
+                    groups.append((mask, "diagonal", K.real(diagonal)))
+                elif host is not None and len(mask) == 1 and np.all(host == host[0]):
+                    groups.append((mask, "pair", complex(host[0])))
+                else:
+                    groups.append((mask, "general", diagonal))
+            self._expectation_groups = groups
+        return self._expectation_groups
+
+
+def _bound(K: ArrayBackend, hamiltonian: PauliSum, dtype: str) -> BoundPauliSum:
+    """The sum's structure without windows, bound to its coefficients on ``K`` in ``dtype``: kept
+    on the sum when the coefficients are numbers; bound anew (the gradient reaching them) when
+    they are backend arrays."""
+    structure, coefficients = PauliStructure.of(hamiltonian, block_qubits=0)
+    if not _is_host(coefficients):
+        return structure.bind(K, K.stack([K.cast(K.asarray(c), dtype) for c in coefficients]), dtype)
+    cache = hamiltonian.backend_cache(K)
+    key = ("bound", dtype)
+    if key not in cache:
+        cache[key] = structure.bind(K, coefficients, dtype)
+    return cache[key]
+
+
+def apply_pauli_sum(K: ArrayBackend, state: Any, hamiltonian: PauliSum) -> Any:
+    """``H|state>`` for a :class:`PauliSum` ``H`` (a state ``(2^n,)`` or a stack ``(batch, 2^n)``):
+    one product with a kept diagonal and one flip per group of terms with the same X/Y positions
+    (up to :data:`GROUPED_QUBITS` qubits), else term by term.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> zero = np.array([1.0, 0, 0, 0], dtype=complex)
+    >>> apply_pauli_sum(K, zero, tq.PauliSum([(0.5, "ZZ"), (2.0, "XI")])).real.tolist()
+    [0.5, 0.0, 2.0, 0.0]
+    """
+    return _bound(K, hamiltonian, K.dtype_name_of(state)).apply(state)
+
+
+def pauli_sum_expectation(K: ArrayBackend, state: Any, hamiltonian: PauliSum) -> Any:
+    """``<state|H|state>`` (complex) for a :class:`PauliSum` ``H``: of a state vector, or of every
+    row of a ``(batch, 2^n)`` stack (:meth:`BoundPauliSum.expectation`).
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> plus = np.full((1, 4), 0.5, dtype=complex)  # |++>
+    >>> np.round(pauli_sum_expectation(K, plus, tq.hamiltonians.tfim(2)).real, 12).tolist()
+    [-2.0]
+    """
+    return _bound(K, hamiltonian, K.dtype_name_of(state)).expectation(state)
+
+
+def _readable(K: ArrayBackend, values: Any) -> np.ndarray | None:
+    """A backend array's values on the host, or ``None`` where they cannot be read (traced)."""
+    try:
+        return np.asarray(K.to_numpy(K.detach(values)))
+    except Exception:  # a traced value: classified as general
+        return None
 
 
 def _window(low: int, high: int, width: int, n: int, windows: dict[int, list[int]]) -> int:

@@ -1,9 +1,11 @@
-"""Expectation values of Pauli sums from a state vector, by vectorised operations on the backend.
+"""Pauli strings on a state vector, by vectorised operations on the backend: the primitives of the
+one Pauli-sum engine (:mod:`~tyxonq.operators.pauli_action`) and the strings' values read from a
+state or a density matrix.
 
-The state is computed once; each term is applied with one pass per non-identity qubit over a
-``(2^q, 2, 2^(n-q-1))`` view of it (X: swap the halves, Z: sign the halves, Y: both) and
-reduced with one sum. Diagonal (Z-only) terms act on the probabilities instead. No term
-re-simulates the circuit; everything is a backend operation, so autograd and vmap flow through.
+A string acts as ``P|x> = d(x) |x xor m>``: its diagonal ``d`` (:func:`pauli_diagonal`, signs and
+phases of its Z and Y letters) and the flip of its X/Y qubits ``m`` (:func:`flip_qubits`, one
+reversal of a view of the state). No string re-simulates the circuit; everything is a backend
+operation, so autograd and vmap flow through.
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics.cache_registry import register_function_cache
-from ..numerics.dtypes import real_dtype_name
 from ..numerics.protocol import ArrayBackend
 
-__all__ = ["pauli_sum_expectation", "apply_pauli_string", "apply_pauli_sum", "stack_expectation",
-           "state_pauli_values", "density_pauli_values", "flipped_qubits"]
+__all__ = ["apply_pauli_string", "pauli_diagonal", "flip_qubits", "state_pauli_values",
+           "density_pauli_values", "flipped_qubits"]
 
 
 def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
@@ -73,74 +74,39 @@ def apply_pauli_string(K: ArrayBackend, state: Any, string: str) -> Any:
             state = _scaled(K, state, n, qubit, sign)
         elif letter == "Y":
             state = _scaled(K, state, n, qubit, y_phase)
-    return _flip(K, state, n, flipped_qubits(string))
-
-
-def _diagonal_expectation(K: ArrayBackend, probabilities: Any, string: str) -> Any:
-    n = len(string)
-    sign = _factors(K, [1, -1], K.dtype_of(probabilities))
-    signed = probabilities
-    for qubit, letter in enumerate(string):
-        if letter == "Z":
-            signed = _scaled(K, signed, n, qubit, sign)
-    return K.sum(signed)
-
-
-def pauli_sum_expectation(K: ArrayBackend, state: Any, hamiltonian: Any) -> Any:
-    """``<state|H|state>`` (complex) for a PauliSum ``H`` and a state vector of the backend."""
-    probabilities = None
-    total = None
-    for coefficient, string in hamiltonian:
-        if set(string) <= {"I", "Z"}:
-            if probabilities is None:
-                probabilities = K.real(K.conj(state) * state)
-            value = _diagonal_expectation(K, probabilities, string)
-        else:
-            value = K.sum(K.conj(state) * apply_pauli_string(K, state, string))
-        term = coefficient * value
-        total = term if total is None else total + term
-    return total
-
-
-#: Terms sharing their X/Y positions are applied together through one diagonal of ``2^n`` entries
-#: (cached per operator and backend) up to this many qubits; beyond, term by term.
-GROUPED_QUBITS = 18
+    return flip_qubits(K, state, n, flipped_qubits(string))
 
 
 _BIT_FACTORS = {letter: np.asarray(factors, dtype=complex)
                 for letter, factors in {"I": (1, 1), "X": (1, 1), "Z": (1, -1), "Y": (1j, -1j)}.items()}
 
 
-def _diagonal(string: str) -> np.ndarray:
-    """``d`` with ``P|x> = d(x) |x xor mask>`` for a Pauli string ``P``, on the host."""
+def pauli_diagonal(string: str) -> np.ndarray:
+    """``d`` with ``P|x> = d(x) |x xor mask>`` for a Pauli string ``P``, on the host.
+
+    Examples
+    --------
+    >>> (pauli_diagonal("ZY").imag + 0.0).tolist()
+    [1.0, -1.0, -1.0, 1.0]
+    """
     diagonal = np.ones(1, dtype=complex)
     for letter in string:
         diagonal = np.multiply.outer(diagonal, _BIT_FACTORS[letter]).reshape(-1)
     return diagonal
 
 
-def pauli_groups(hamiltonian: Any) -> list[tuple[tuple[int, ...], np.ndarray]]:
-    """``H = sum_m flip_m . diag(D_m)``: per set ``m`` of flipped (X/Y) qubits, the summed diagonal
-    ``D_m = sum_t c_t d_t`` of the terms with those flips (host arrays).
+def flip_qubits(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
+    """``vector`` (or a stack of them) with the bits of ``qubits`` flipped: one reversal of a view
+    whose axes of size two are those qubits; qubit by qubit where that view would need more than
+    the backend's ``max_ndim`` axes.
 
     Examples
     --------
-    >>> from tyxonq import PauliSum
-    >>> [(m, d.real.tolist()) for m, d in pauli_groups(PauliSum([(1.0, "ZI"), (0.5, "IZ"), (2.0, "XI")]))]
-    [((), [1.5, 0.5, -0.5, -1.5]), ((0,), [2.0, 2.0, 2.0, 2.0])]
+    >>> import numpy as np, tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> flip_qubits(K, np.arange(4.0), 2, (0,)).tolist()
+    [2.0, 3.0, 0.0, 1.0]
     """
-    groups: dict[tuple[int, ...], np.ndarray] = {}
-    for coefficient, string in hamiltonian:
-        mask = flipped_qubits(string)
-        term = coefficient * _diagonal(string)
-        groups[mask] = groups[mask] + term if mask in groups else term
-    return list(groups.items())
-
-
-def _flip(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
-    """``vector`` (or a stack of them) with the bits of ``qubits`` flipped: one reversal of a view
-    whose axes of size two are those qubits; qubit by qubit where that view would need more than
-    the backend's ``max_ndim`` axes."""
     if not qubits:
         return vector
     if len(qubits) == 1 and _gathered(K, vector, n, qubits[0]):
@@ -157,85 +123,6 @@ def _flip(K: ArrayBackend, vector: Any, n: int, qubits: tuple[int, ...]) -> Any:
             vector = _flipped(K, vector, n, qubit)
         return vector
     return K.reshape(K.flip(K.reshape(vector, tuple(view)), axes), K.shape(vector))
-
-
-def apply_pauli_sum(K: ArrayBackend, state: Any, hamiltonian: Any) -> Any:
-    """``H|state>`` for a PauliSum ``H``: one product with a cached diagonal and one flip per group
-    of terms with the same X/Y positions (up to :data:`GROUPED_QUBITS` qubits), else term by term.
-    ``state`` may be a stack of states, shape ``(batch, 2^n)``.
-    """
-    n = hamiltonian.n_qubits
-    if n > GROUPED_QUBITS:
-        total = None
-        for coefficient, string in hamiltonian:
-            term = coefficient * apply_pauli_string(K, state, string)
-            total = term if total is None else total + term
-        return total
-    cache = hamiltonian.backend_cache(K)
-    dtype = K.dtype_name_of(state)
-    if dtype not in cache:
-        cache[dtype] = [(mask, K.constant(diagonal, dtype)) for mask, diagonal in pauli_groups(hamiltonian)]
-    total = None
-    for mask, diagonal in cache[dtype]:
-        term = _flip(K, diagonal * state, n, mask)
-        total = term if total is None else total + term
-    return total
-
-
-def _expectation_groups(K: ArrayBackend, hamiltonian: Any,
-                        dtype: str) -> list[tuple[tuple[int, ...], str, Any]]:
-    """:func:`pauli_groups` prepared for :func:`stack_expectation` (cached per backend and dtype):
-    ``(mask, "diagonal", real D)`` for the group flipping nothing (a Hermitian sum's diagonal is
-    real), ``(mask, "pair", c)`` for a group flipping one qubit with a constant diagonal ``c``,
-    ``(mask, "general", D)`` for the others."""
-    cache = hamiltonian.backend_cache(K)
-    key = ("expectation groups", dtype)
-    if key not in cache:
-        groups = []
-        for mask, diagonal in pauli_groups(hamiltonian):
-            if not mask and not diagonal.imag.any():
-                groups.append((mask, "diagonal", K.constant(diagonal.real, real_dtype_name(dtype))))
-            elif len(mask) == 1 and np.all(diagonal == diagonal[0]):
-                groups.append((mask, "pair", complex(diagonal[0])))
-            else:
-                groups.append((mask, "general", K.constant(diagonal, dtype)))
-        cache[key] = groups
-    return cache[key]
-
-
-def stack_expectation(K: ArrayBackend, stack: Any, hamiltonian: Any) -> Any:
-    """``<psi_b|H|psi_b>`` (complex) for every row of a ``(batch, 2^n)`` stack of states, without
-    forming ``H|psi>``: the group of diagonal terms through the probabilities (one matmul), a
-    group flipping one qubit ``q`` with a constant diagonal ``c`` (such as ``c X_q``) as
-    ``2c Re sum conj(a_0) a_1`` over the state's halves at ``q``, any other group as
-    ``sum conj(flip(psi)) D psi``.
-
-    Examples
-    --------
-    >>> import numpy as np, tyxonq as tq
-    >>> K = tq.get_backend("numpy")
-    >>> plus = np.full((1, 4), 0.5, dtype=complex)  # |++>
-    >>> np.round(stack_expectation(K, plus, tq.hamiltonians.tfim(2)).real, 12).tolist()
-    [-2.0]
-    """
-    n = hamiltonian.n_qubits
-    if n > GROUPED_QUBITS:
-        return K.sum(K.conj(stack) * apply_pauli_sum(K, stack, hamiltonian), axis=-1)
-    total = None
-    probabilities = None
-    for mask, kind, data in _expectation_groups(K, hamiltonian, K.dtype_name_of(stack)):
-        if kind == "diagonal":
-            if probabilities is None:
-                probabilities = K.real(K.conj(stack) * stack)
-            value = K.matmul(probabilities, data)
-        elif kind == "pair":
-            halves = K.reshape(stack, (-1, 2 ** mask[0], 2, 2 ** (n - mask[0] - 1)))
-            overlap = K.einsum("bij,bij->b", K.conj(halves[:, :, 0, :]), halves[:, :, 1, :])
-            value = (2 * data) * K.real(overlap)
-        else:
-            value = K.sum(K.conj(_flip(K, stack, n, mask)) * (data * stack), axis=-1)
-        total = value if total is None else total + value
-    return total
 
 
 def state_pauli_values(K: ArrayBackend, state: Any, strings: Sequence[str]) -> Any:
@@ -263,10 +150,10 @@ def state_pauli_values(K: ArrayBackend, state: Any, strings: Sequence[str]) -> A
     dtype = K.dtype_name_of(state)
     pieces, order = [], []
     for mask, members in groups.items():
-        overlap = K.conj(_flip(K, state, n, mask)) * state if mask else K.conj(state) * state
+        overlap = K.conj(flip_qubits(K, state, n, mask)) * state if mask else K.conj(state) * state
         overlap = K.reshape(overlap, tuple(K.shape(state)[:-1]) + (2 ** high, 2 ** (n - high)))
-        d_high = K.constant(np.stack([_diagonal(strings[i][:high]) for i in members]), dtype)
-        d_low = K.constant(np.stack([_diagonal(strings[i][high:]) for i in members]), dtype)
+        d_high = K.constant(np.stack([pauli_diagonal(strings[i][:high]) for i in members]), dtype)
+        d_low = K.constant(np.stack([pauli_diagonal(strings[i][high:]) for i in members]), dtype)
         pieces.append(K.sum(K.matmul(d_high, overlap) * d_low, axis=-1))
         order += members
     values = K.real(pieces[0] if len(pieces) == 1 else K.concatenate(pieces, axis=-1))
@@ -291,7 +178,7 @@ def density_pauli_values(K: ArrayBackend, rho: Any, strings: Sequence[str]) -> A
     dimension = 2 ** len(strings[0])
     index = np.arange(dimension)
     positions = np.concatenate([index * dimension + (index ^ _flip_mask(string)) for string in strings])
-    factors = K.constant(np.stack([_diagonal(string) for string in strings]), K.dtype_name_of(rho))
+    factors = K.constant(np.stack([pauli_diagonal(string) for string in strings]), K.dtype_name_of(rho))
     entries = K.reshape(K.take(K.reshape(rho, (-1,)), positions), (len(strings), dimension))
     return K.real(K.sum(entries * factors, axis=1))
 

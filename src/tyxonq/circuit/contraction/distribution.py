@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -25,9 +25,9 @@ from ...numerics.arguments import readable_scalar
 from ...numerics.distributed import Communicator
 from ...numerics.dual import Dual
 from ...numerics.protocol import ArrayBackend
-from ...numerics.sharing import balanced_shares, sharing
+from ...numerics.sharing import balanced_shares, sharing, summed_over_ranks
 
-__all__ = ["shared_work", "structure"]
+__all__ = ["shared_work", "shared_total", "structure"]
 
 #: the fixed cost of one step of a batched contraction (Python and kernel calls, ~20 µs), in flops
 STEP_COST = 2e5
@@ -57,6 +57,20 @@ def shared_work(K: ArrayBackend, operations: Sequence[Any], inputs: Any, request
     pieces = _pieces(requests, comm.size)
     return comm, sorted(i for piece in balanced_shares([cost for cost, _ in pieces], comm.size)[comm.rank]
                         for i in pieces[piece][1])
+
+
+def shared_total(K: ArrayBackend, operations: Sequence[Any], inputs: Any, requests: Sequence[Any],
+                 share: Callable[[list[int]], np.ndarray], length: int, what: str,
+                 host_results: bool = False, weights: Any = None) -> np.ndarray | None:
+    """``share(mine)`` -- a host vector of ``length`` entries computed from this rank's share of
+    ``requests`` (:func:`shared_work`) -- summed over the ranks, every rank getting the total;
+    ``None`` where nothing is shared (the caller computes the whole result itself). The one way
+    the evaluation entry points share their work."""
+    shared = shared_work(K, operations, inputs, requests, host_results=host_results, weights=weights)
+    if shared is None:
+        return None
+    comm, mine = shared
+    return summed_over_ranks(comm, lambda: share(mine), (length,), what)
 
 
 def _pieces(requests: Sequence[Any], size: int) -> list[tuple[float, list[int]]]:

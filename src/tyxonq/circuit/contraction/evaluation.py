@@ -30,12 +30,11 @@ from ...numerics import get_backend
 from ...numerics.memory import fits_in_memory, memory_budget
 from ...numerics.moves import Move, permute
 from ...numerics.protocol import ArrayBackend
-from ...numerics.sharing import summed_over_ranks
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
 from .batching import Gathered, bind_group, group_program
 from .binding import Binder, piece_extraction, resolved
-from .distribution import shared_work
+from .distribution import shared_total
 from .execution import run_contraction, run_plan
 from .executor import CompiledContraction
 from .host_route import host_twin_for
@@ -136,21 +135,19 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
                 record("slices", count=request.network_plan.slicing.count)
         return [placeholder(K, request.network_plan.output_shape) for request in outputs]
     owners = list(range(len(requests))) if owners is None else owners
-    shared = shared_work(K, operations, inputs, requests, host_results=False)
-    if shared is None:
-        return _summed(K, _contracted(K, operations, inputs, requests), owners, len(outputs))
-    comm, mine = shared
     shapes = [request.network_plan.output_shape for request in outputs]
     sizes = [int(np.prod(shape)) for shape in shapes]
 
-    def compute() -> np.ndarray:
+    def share(mine: list[int]) -> np.ndarray:
         results = _contracted(K, operations, inputs, [requests[i] for i in mine])
         totals = _summed(K, results, [owners[i] for i in mine], len(outputs))
         return np.concatenate([np.zeros(size, dtype=complex) if total is None else
                                np.asarray(K.to_numpy(total), dtype=complex).reshape(-1)
                                for total, size in zip(totals, sizes)])
 
-    total = summed_over_ranks(comm, compute, (sum(sizes),), "a contraction's share")
+    total = shared_total(K, operations, inputs, requests, share, sum(sizes), "a contraction's share")
+    if total is None:
+        return _summed(K, _contracted(K, operations, inputs, requests), owners, len(outputs))
     starts = np.cumsum([0] + sizes)
     return [K.asarray(total[start:start + size].reshape(shape), K.dtype)
             for start, size, shape in zip(starts, sizes, shapes)]
@@ -201,19 +198,16 @@ def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: A
         return K.zeros((len(requests),), K.dtype)
     if any(request.network_plan.slicing is not None for request in requests):
         return K.stack([K.reshape(value, ()) for value in evaluate_requests(K, operations, inputs, requests)])
-    shared = shared_work(K, operations, inputs, requests, host_results=False)
-    if shared is None:
-        return _scalars(K, operations, inputs, requests)
-    comm, mine = shared
 
-    def compute() -> np.ndarray:
+    def share(mine: list[int]) -> np.ndarray:
         values = np.zeros(len(requests), dtype=complex)
         if mine:
             mine_only = [requests[i] for i in mine]
             values[mine] = np.asarray(K.to_numpy(_scalars(K, operations, inputs, mine_only)))
         return values
 
-    return K.asarray(summed_over_ranks(comm, compute, (len(requests),), "a Pauli sum's share"), K.dtype)
+    total = shared_total(K, operations, inputs, requests, share, len(requests), "a Pauli sum's share")
+    return _scalars(K, operations, inputs, requests) if total is None else K.asarray(total, K.dtype)
 
 
 def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -276,20 +270,19 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
             return values, gradients
         return np.asarray([weights @ values]), (weights @ gradients)[None]
 
-    shared = shared_work(K, operations, inputs, requests, host_results=True, weights=weights)
-    if shared is None:
-        return weighted(*_values_and_gradients(K, operations, inputs, requests, owners, count, wanted,
-                                               slot_count))
-    comm, mine = shared
     size = count if weights is None else 1
 
-    def compute() -> np.ndarray:
+    def share(mine: list[int]) -> np.ndarray:
         values, gradients = weighted(*_values_and_gradients(
             K, operations, inputs, [requests[i] for i in mine], [owners[i] for i in mine], count, wanted,
             slot_count))
         return np.concatenate([values, gradients.reshape(-1)])
 
-    total = summed_over_ranks(comm, compute, (size * (1 + slot_count),), "a gradient's share")
+    total = shared_total(K, operations, inputs, requests, share, size * (1 + slot_count),
+                         "a gradient's share", host_results=True, weights=weights)
+    if total is None:
+        return weighted(*_values_and_gradients(K, operations, inputs, requests, owners, count, wanted,
+                                               slot_count))
     return total[:size], total[size:].reshape(size, slot_count)
 
 

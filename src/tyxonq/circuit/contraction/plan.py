@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 import opt_einsum
 
+from ...numerics.arguments import checked_flag
 from ...numerics.cache_registry import register_cache
 from ...numerics.moves import Move, permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
@@ -246,7 +247,7 @@ def set_plan_cache(maxsize: int | None = None, enabled: bool | None = None) -> P
             raise ValueError(f"maxsize={maxsize!r} must be a non-negative int")
         _CACHE.maxsize = maxsize
     if enabled is not None:
-        _CACHE.enabled = bool(enabled)
+        _CACHE.enabled = checked_flag(enabled, "enabled")
     if not _CACHE.enabled or _CACHE.maxsize == 0:
         _CACHE.clear()
     return _CACHE.info()

@@ -22,10 +22,15 @@ from ...numerics.protocol import ArrayBackend
 from .paths import estimated_seconds
 from .route_costs import RouteChoice
 
-__all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder"]
+__all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse", "placeholder",
+           "route_report"]
 
-#: routes in the order a result tries them (an exact MPS where the contraction does not fit)
-ROUTE_ORDER = ("basis-state", "sweep", "contraction", "sliced", "exact-mps")
+#: routes in the order a result tries them (an exact MPS where the contraction does not fit); a
+#: dynamic circuit's shots (branches of its state vector, of an untruncated MPS, or its deferred-
+#: measurement circuit's samplers); then the routes of the simulators that contract no network (an
+#: MPS; stim's tableau and frames; Pauli strings carried backwards through a Clifford circuit)
+ROUTE_ORDER = ("basis-state", "sweep", "contraction", "sliced", "exact-mps", "branches", "mps-branches",
+               "deferred", "mps", "stabilizer", "pauli-propagation")
 
 _LOG: contextvars.ContextVar[list | None] = contextvars.ContextVar("tyxonq_rehearsal", default=None)
 
@@ -101,6 +106,10 @@ class ContractionReport:
         Each choice between exact routes made by estimated cost on this machine
         (:func:`~tyxonq.circuit.calibration.cheapest_route`): what, the route taken, and every
         candidate's estimated seconds per call.
+    propagation : PropagationReport, optional
+        For Pauli strings carried backwards through a stabilizer circuit (route
+        ``"pauli-propagation"``): how many strings they become
+        (:class:`~tyxonq.circuit.stabilizer.propagation.PropagationReport`).
     """
 
     contractions: int
@@ -120,6 +129,7 @@ class ContractionReport:
     routes: tuple[str, ...] = ()
     slices: int = 0
     choices: tuple[RouteChoice, ...] = ()
+    propagation: Any = None
 
     @property
     def log10_flops(self) -> float:
@@ -135,7 +145,8 @@ class ContractionReport:
                 + (f"; {self.sweeps} state-vector sweep(s)" if self.sweeps else "")
                 + (f"; {self.slices} slices" if self.slices else "")
                 + (f"; route: {' then '.join(self.routes)}" if self.routes else "")
-                + "".join(f"; chose {choice}" for choice in dict.fromkeys(self.choices)))
+                + "".join(f"; chose {choice}" for choice in dict.fromkeys(self.choices))
+                + (f"; {self.propagation}" if self.propagation is not None else ""))
 
 
 def _report(log: list, K: ArrayBackend) -> ContractionReport:
@@ -198,3 +209,23 @@ def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionRe
     with rehearsal() as log:
         fn(*args, **kwargs)
     return _report(log, get_backend())
+
+
+def route_report(K: ArrayBackend, routes: tuple[str, ...], memory_bytes: int,
+                 propagation: Any = None) -> ContractionReport:
+    """The report of a result that contracts no network (an MPS, a stabilizer simulation): its
+    routes, the memory it holds at most, and (``propagation``) its Pauli propagation's counts.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> report = route_report(tq.get_backend(), ("mps",), 1024)
+    >>> report.routes, report.contractions, report.fits
+    (('mps',), 0, True)
+    """
+    available = int(min(memory_budget(K), 2 ** 62))
+    return ContractionReport(
+        contractions=0, distinct_plans=0, tensors=0, simplified_tensors=0, width=0.0, flops=0.0, writes=0.0,
+        cost=0.0, memory_bytes=int(memory_bytes), available_bytes=available, fits=memory_bytes <= available,
+        planning_seconds=0.0, estimated_seconds=0.0, routes=tuple(sorted(routes, key=ROUTE_ORDER.index)),
+        propagation=propagation)

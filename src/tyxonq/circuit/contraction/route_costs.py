@@ -41,7 +41,8 @@ from typing import Sequence
 
 import opt_einsum
 
-from ...operators.state_expectation import GROUPED_QUBITS, flipped_qubits
+from ...operators.pauli_action import GROUPED_QUBITS
+from ...operators.state_expectation import flipped_qubits
 from ..operations.operation import Operation
 from .canonical import canonical_form
 from .lightcone import light_cone
@@ -186,9 +187,9 @@ def sweep_cost(num_qubits: int, blocks: Sequence[tuple[int, bool]], strings: Seq
 
 def readout_passes(num_qubits: int, strings: Sequence[str], density: bool) -> float:
     """Amplitudes swept reading Pauli strings from a computed state. A state vector's strings are
-    applied grouped by the qubits they flip (X, Y: :func:`~tyxonq.operators.state_expectation.pauli_groups`):
+    applied grouped by the qubits they flip (X, Y: :mod:`~tyxonq.operators.pauli_action`):
     per group one product with its summed diagonal and one flip of all its flipped qubits, over
-    ``2^n`` amplitudes (past :data:`~tyxonq.operators.state_expectation.GROUPED_QUBITS` qubits
+    ``2^n`` amplitudes (past :data:`~tyxonq.operators.pauli_action.GROUPED_QUBITS` qubits
     string by string: one pass per Z or Y, one flip and one product); a density matrix's strings
     are one gather of ``2^n`` entries each.
 

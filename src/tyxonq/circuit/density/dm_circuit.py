@@ -16,12 +16,11 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector
-from ...numerics.memory import fits_in_memory, require_memory
+from ...numerics.memory import fits_in_memory
 from ...numerics.protocol import ArrayBackend
 from ...operators.state_expectation import density_pauli_values
-from ..base import LIGHT_CONE_HINT, CircuitBase
+from ..base import CircuitBase
 from ..contraction.network import density_network
-from ..contraction.rehearsal import rehearsing
 from ..contraction.route_costs import RouteCost, network_cost, readout_passes
 
 __all__ = ["DMCircuit", "DensityMatrixCircuit"]
@@ -54,6 +53,11 @@ class DMCircuit(CircuitBase):
     >>> K.to_numpy(c.probability()).round(4).tolist()
     [0.4333, 0.0667, 0.0667, 0.4333]
     """
+
+    unsupported_results = {
+        "amplitude": "a density matrix has no amplitudes; use probability() or marginal_probability(), or "
+                     "tq.Circuit (a pure state) for amplitudes",
+    }
 
     def __init__(self, num_qubits: int, inputs: Any = None) -> None:
         super().__init__(num_qubits)
@@ -128,31 +132,6 @@ class DMCircuit(CircuitBase):
         return self.reduced_density_matrix(range(self._num_qubits))
 
     density_matrix = state
-
-    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
-        """The density matrix of ``qubits`` (in the order given), every other qubit traced out.
-
-        Only the light cone of ``qubits`` is contracted.
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> K = tq.get_backend()
-        >>> rho = tq.DMCircuit(3).h(0).cx(0, 1).reduced_density_matrix([1])
-        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
-        [[0.5, 0.0], [0.0, 0.5]]
-        """
-        qubits = self._checked_qubits(qubits, "reduced_density_matrix")
-        K = get_backend()
-        size = 2 ** len(qubits)
-        what = f"the density matrix of {len(qubits)} qubit(s)"
-        if not rehearsing():
-            require_memory(K, size * size, what, LIGHT_CONE_HINT)
-        if self.is_dynamic():
-            return self._deferred().reduced_density_matrix(qubits)
-        n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
-        return self._evaluate(("density", qubits), lambda: density_network(n, ops, kind, qubits),
-                              (size, size), what)
 
     def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:
         """The whole doubled network contracted once (its greedy path's work), then ``2^n``

@@ -22,8 +22,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.arguments import random_generator
 from ...numerics.protocol import ArrayBackend
-from ...operators.pauli import PauliSum
+from ...numerics.sharing import shared_rows
+from ..dynamic import BranchLimitError, DynamicResults, require_acceptance
 from ..operations.gates import constant, gate_matrix
 from ..operations.operation import Operation
 from ..result_forms import weighted_sum
@@ -46,12 +48,12 @@ class Branch:
     register: tuple[int, ...]
 
 
-class MPSBranches:
+class MPSBranches(DynamicResults):
     """The branches of a dynamic :class:`~tyxonq.MPSCircuit` and their results."""
 
     def __init__(self, circuit: Any, initial: Any, matrices: Any) -> None:
-        self.circuit = circuit
-        self.mixed = any(op.gate in ("measure", "reset") for op in circuit.operations)
+        super().__init__(circuit)
+        self._mixed = any(op.gate in ("measure", "reset") for op in circuit.operations)
         self._initial, self._matrices = initial, matrices
         self._branches: list[Branch] | None = None
 
@@ -64,6 +66,11 @@ class MPSBranches:
 
     @property
     def total(self) -> Any:
+        """The summed weight of the branches: the acceptance of the post-selections (0 when no
+        branch passes them)."""
+        if not self.branches:
+            K = get_backend()
+            return K.asarray(0.0, K.real_dtype)
         total = self.branches[0].weight
         for branch in self.branches[1:]:
             total = total + branch.weight
@@ -83,6 +90,8 @@ class MPSBranches:
                 apply_operations(branch.state, pending, matrices)
             pending = []
             branches = self._step(K, branches, op, matrices)
+            if not branches:  # no branch passes the post-selections
+                return []
         for branch in branches:
             apply_operations(branch.state, pending, matrices)
         return branches
@@ -115,28 +124,30 @@ class MPSBranches:
                     register[op.clbits[0]] = outcome
                 found.append(Branch(state, branch.weight * p, tuple(register)))
         if len(found) > MAX_BRANCHES:
-            raise ValueError(
+            raise BranchLimitError(
                 f"this dynamic MPSCircuit needs more than {MAX_BRANCHES} branches of outcomes (one MPS "
                 "each); use tq.Circuit (deferred measurement: exact at the cost of one wire per "
                 "measurement) or sample it")
-        if not found:
-            raise ValueError("the post-selections succeed with probability 0: no branch remains")
         return found
 
     # -- results ---------------------------------------------------------------------------------
-    def require_pure(self, what: str) -> None:
-        if self.mixed:
-            raise ValueError(
-                f"{what}: this circuit's mid-circuit measurements or resets leave its qubits in a mixed "
-                "state; use probability(), expectation() and sample(), which average over the outcomes")
+    @property
+    def mixed(self) -> bool:
+        return self._mixed
 
     def averaged(self, result: Any) -> Any:
         """``sum_b w_b result(state_b) / sum_b w_b``."""
+        require_acceptance(get_backend(), self.total)
         total = None
         for branch in self.branches:
             term = branch.weight * result(branch.state)
             total = term if total is None else total + term
-        return total / self.total
+        return self.conditioned(total, self.total)
+
+    def truncation_error(self) -> Any:
+        """The largest discarded weight of any branch (the sum over its truncations)."""
+        return max((sum(branch.state.truncation.discarded) if branch.state.truncation.discarded else 0.0
+                    for branch in self.branches), default=0.0)
 
     def acceptance(self) -> Any:
         return self.total
@@ -151,7 +162,7 @@ class MPSBranches:
         value = self.averaged(lambda state: measure.operator_expectation(state, matrices, groups))
         return K.real(value) if hermitian else value
 
-    def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
+    def pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
         K = get_backend()
 
         def values(state: MPSState) -> Any:
@@ -164,23 +175,30 @@ class MPSBranches:
 
         return weighted_sum(K, self.averaged(values), coefficients)
 
-    def pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
-        value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian])
-        return get_backend().real(value) if hermitian else value
-
     def marginal_probability(self, qubits: Sequence[int]) -> Any:
         return self.averaged(lambda state: measure.marginal_probability(state, qubits))
 
     def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
         return self.averaged(lambda state: measure.reduced_density_matrix(state, qubits))
 
-    def state(self) -> Any:
-        self.require_pure("state()")
+    def pure_state(self) -> Any:
+        require_acceptance(get_backend(), self.total)
         return measure.dense_state(self.branches[0].state)
 
-    def amplitude(self, bits: Sequence[int]) -> Any:
-        self.require_pure("amplitude()")
+    def pure_amplitude(self, bits: Sequence[int]) -> Any:
+        require_acceptance(get_backend(), self.total)
         return measure.amplitude(self.branches[0].state, bits)
+
+    def branch_rows(self, shots: int, seed: Any, final: bool) -> np.ndarray:
+        """Rows drawn from the branches (:meth:`sample_rows`), shared between the ranks of a
+        distributed run."""
+        n, m = self.circuit.num_qubits, self.circuit.num_clbits
+
+        def draw(count: int, rank_seed: Any) -> np.ndarray:
+            return self.sample_rows(count, random_generator(rank_seed), final)
+
+        return shared_rows(draw, shots, seed, m + (n if final else 0), "the samples",
+                           structure=tuple(op.structure for op in self.circuit.operations))
 
     def sample_rows(self, shots: int, rng: np.random.Generator, final: bool) -> np.ndarray:
         """``(shots, m [+ n])`` rows: shots allocated to the branches by weight, each branch's
@@ -188,6 +206,7 @@ class MPSBranches:
         from .sampling import perfect_samples
 
         K = get_backend()
+        require_acceptance(K, self.total)
         weights = np.array([float(K.to_numpy(K.detach(b.weight))) for b in self.branches])
         counts = rng.multinomial(shots, weights / weights.sum())
         rows = []

@@ -20,10 +20,10 @@ from ...numerics.dual import TracingError
 from ...numerics.lanes import LanesError
 from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
-from ...numerics.sharing import shared_rows
+from ..contraction.rehearsal import ContractionReport, route_report
 from ..differentiation.traced import parameter_shift_dual
 from ..operations.gates import constant, gate_matrix
-from ..simulator import SimulatorBase, format_samples, weighted_sum
+from ..simulator import SimulatorBase, dynamic_route, format_samples, simulator_class, weighted_sum
 from . import measure
 from .branches import MPSBranches
 from .sampling import perfect_samples
@@ -74,6 +74,8 @@ class MPSCircuit(SimulatorBase):
     (1.0, 0.693147)
     """
 
+    memory_hint = MPS_HINT
+
     def __init__(self, num_qubits: int, max_bond: int | None = None, cutoff: float = 1e-12,
                  inputs: Any = None) -> None:
         super().__init__(num_qubits)
@@ -115,12 +117,13 @@ class MPSCircuit(SimulatorBase):
     def cutoff(self) -> float:
         return self._cutoff
 
-    def _add_channel(self, channel: Any, qubits: tuple) -> MPSCircuit:
-        raise ValueError(
-            f"{getattr(channel, 'name', 'a channel')} on qubits {qubits}: an MPSCircuit simulates "
-            "pure states; use tq.DMCircuit for noisy circuits, or a tq.Circuit with "
-            "tq.noise.trajectory_expectation"
-        )
+    def _accept(self, operations: Sequence[Any]) -> None:
+        """Refuse channels: an MPS is a pure state."""
+        for op in operations:
+            if op.channel is not None:
+                raise ValueError(
+                    f"{op.channel.name} on qubits {op.qubits}: an MPSCircuit simulates pure states; use "
+                    "tq.DMCircuit for noisy circuits, or a tq.Circuit with tq.noise.trajectory_expectation")
 
     # -- inputs --------------------------------------------------------------------------------
     def _validated_inputs(self, inputs: Any) -> tuple[str, Any]:
@@ -156,14 +159,21 @@ class MPSCircuit(SimulatorBase):
                 raise ValueError(f"inputs must be a normalised state; a norm is {norm:.6g}")
         return kind, inputs
 
-    def _deferred(self) -> MPSBranches:
-        """A dynamic circuit's results: one MPS per branch of outcomes (:mod:`.branches`)."""
+    def _dynamic_results(self) -> MPSBranches:
+        """A dynamic circuit's results: one MPS per branch of outcomes (:mod:`.branches`), kept
+        while the operations are the same."""
         K = get_backend()
         if self._lanes() is not None:
             raise LanesError("MPSCircuit results of a batch of parameter sets (the batch loops)")
-        return MPSBranches(self, lambda: _initial_state(K, self._num_qubits, self._inputs,
-                                                        truncation_of(K, self._max_bond, self._cutoff)),
-                           _matrices(K))
+        kept = self.__dict__.get("_branches")
+        if kept is not None and kept[0] is K and kept[1] == len(self._operations) \
+                and all(a is b for a, b in zip(kept[2].circuit.operations, self._operations)):
+            return kept[2]
+        branches = MPSBranches(self, lambda: _initial_state(K, self._num_qubits, self._inputs,
+                                                            truncation_of(K, self._max_bond, self._cutoff)),
+                               _matrices(K))
+        self._branches = (K, len(self._operations), branches)
+        return branches
 
     # -- simulation ----------------------------------------------------------------------------
     def simulated_state(self, what: str) -> MPSState:
@@ -209,6 +219,8 @@ class MPSCircuit(SimulatorBase):
         ``sin^2(sum_k arcsin sqrt(eps_k))`` (each truncation turns the state by an angle
         ``arcsin sqrt(eps_k)``).
         """
+        if self.is_dynamic():
+            return self._dynamic_results().truncation_error()
         discarded = self.simulated_state("truncation_error()").truncation.discarded
         return sum(discarded) if discarded else 0.0
 
@@ -236,39 +248,40 @@ class MPSCircuit(SimulatorBase):
         return measure.entanglement_entropy(self.simulated_state("entanglement_entropy()"), int(cut))
 
     # -- results -------------------------------------------------------------------------------
-    def amplitude(self, bitstring: str | int) -> Any:
-        """``<bitstring|psi>`` (qubit 0 is the leftmost character), one matrix product per site.
+    @dynamic_route
+    def _amplitude(self, bits: tuple[int, ...]) -> Any:
+        """One matrix product per site."""
+        return measure.amplitude(self.simulated_state("amplitude()"), bits)
+
+    def state(self) -> Any:
+        """The ``2**n`` amplitudes (qubit 0 most significant), memory checked first.
 
         Examples
         --------
         >>> import tyxonq as tq
-        >>> round(abs(complex(tq.MPSCircuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
-        0.5
+        >>> K = tq.get_backend()
+        >>> (abs(K.to_numpy(tq.MPSCircuit(2).h(0).cx(0, 1).state())) ** 2).round(6).tolist()
+        [0.5, 0.0, 0.0, 0.5]
         """
-        bits = self._parse_bitstring(bitstring)
-        if self.is_dynamic():
-            return self._deferred().amplitude(bits)
-        return measure.amplitude(self.simulated_state("amplitude()"), bits)
-
-    def state(self) -> Any:
-        """The ``2**n`` amplitudes (qubit 0 most significant), memory checked first."""
         K = get_backend()
         n = self._num_qubits
         require_memory(K, 2 ** n, f"state() of {n} qubits", MPS_HINT)
-        if self.is_dynamic():
-            return self._deferred().state()
+        return self._state()
+
+    @dynamic_route
+    def _state(self) -> Any:
         return measure.dense_state(self.simulated_state("state()"))
 
     wavefunction = state
 
-    def probability(self) -> Any:
-        """Probabilities of all ``2**n`` basis states (a real array), memory checked first."""
+    @dynamic_route
+    def _probability(self) -> Any:
+        """``|psi|^2`` of :meth:`state`."""
         K = get_backend()
-        if self.is_dynamic():
-            return self.marginal_probability(range(self._num_qubits))
         psi = self.state()
         return K.real(K.conj(psi) * psi)
 
+    @dynamic_route
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
         """The sites from the first to the last qubit touched, between cached environments;
@@ -281,24 +294,10 @@ class MPSCircuit(SimulatorBase):
         value = measure.operator_expectation(self.simulated_state("expectation()"), matrices, groups)
         return K.real(value) if hermitian else value
 
-    def pauli_expectations(self, strings: Sequence[str],
-                           coefficients: Sequence[Any] | None = None) -> Any:
-        """``<psi|P|psi>`` for many Pauli strings, or ``sum_i c_i <psi|P_i|psi>``.
-
-        Each string costs a sweep over the sites from its first to its last non-identity
-        factor; the environments outside are made once and shared by every string.
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> c = tq.MPSCircuit(3).h(0).cx(0, 1)
-        >>> K = tq.get_backend()
-        >>> K.to_numpy(c.pauli_expectations(["ZZI", "XXI", "IIZ", "III"])).round(12).tolist()
-        [1.0, 1.0, 1.0, 1.0]
-        """
-        strings = self._validated_strings(strings)
-        if coefficients is not None and len(coefficients) != len(strings):
-            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+    def _pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
+        """Each string costs a sweep over the sites from its first to its last non-identity
+        factor; the environments outside are made once and shared by every string. Gradients of
+        traced angles by parameter shift."""
         if self._is_traced():
             if coefficients is None:
                 raise TracingError("parameter-shift gradients of several terms need their "
@@ -306,8 +305,11 @@ class MPSCircuit(SimulatorBase):
             if np.iscomplexobj(np.asarray(coefficients)):
                 raise TracingError("exact gradients need a real objective: real coefficients")
             return parameter_shift_dual(self, lambda c: c.pauli_expectations(strings, coefficients))
-        if self.is_dynamic():
-            return self._deferred().pauli_expectations(strings, coefficients)
+        return self._untraced_pauli_expectations(strings, coefficients, method)
+
+    @dynamic_route(answer="pauli_expectations")
+    def _untraced_pauli_expectations(self, strings: list[str], coefficients: Any,
+                                     method: str = "auto") -> Any:
         K = get_backend()
         state = self.simulated_state("pauli_expectations()")
         one = K.ones((), K.dtype)
@@ -317,44 +319,28 @@ class MPSCircuit(SimulatorBase):
             values.append(K.real(measure.pauli_string_value(state, factors)) if factors else K.real(one))
         return weighted_sum(K, K.stack(values), coefficients)
 
-    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
-        """The density matrix of ``qubits`` (in the order given), the others traced out.
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> K = tq.get_backend()
-        >>> rho = tq.MPSCircuit(3).h(0).cx(0, 2).reduced_density_matrix([2])
-        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()
-        [[0.5, 0.0], [0.0, 0.5]]
-        """
-        qubits = self._checked_qubits(qubits, "reduced_density_matrix")
-        K = get_backend()
-        require_memory(K, 4 ** len(qubits) * 4, f"the density matrix of {len(qubits)} qubit(s)",
-                       "Use fewer qubits")
-        if self.is_dynamic():
-            return self._deferred().reduced_density_matrix(qubits)
+    @dynamic_route
+    def _reduced_density_matrix(self, qubits: tuple[int, ...]) -> Any:
         return measure.reduced_density_matrix(self.simulated_state("reduced_density_matrix()"), qubits)
 
-    def marginal_probability(self, qubits: Sequence[int]) -> Any:
-        """Probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order given;
-        the first is the most significant bit).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> K = tq.get_backend()
-        >>> marginal = tq.MPSCircuit(40).h(0).cx(0, 39).marginal_probability([39, 0])
-        >>> (K.to_numpy(marginal).round(6) + 0.0).tolist()
-        [0.5, 0.0, 0.0, 0.5]
-        """
-        qubits = self._checked_qubits(qubits, "marginal_probability")
-        K = get_backend()
-        require_memory(K, 2 ** len(qubits) * 4, f"the probabilities of {len(qubits)} qubit(s)",
-                       "Use fewer qubits")
-        if self.is_dynamic():
-            return self._deferred().marginal_probability(qubits)
+    @dynamic_route
+    def _marginal_probability(self, qubits: tuple[int, ...]) -> Any:
         return measure.marginal_probability(self.simulated_state("marginal_probability()"), qubits)
+
+    @dynamic_route
+    def _matrix(self) -> Any:
+        """The unitary of the same gates on a :class:`~tyxonq.Circuit` (exact: no truncation)."""
+        return simulator_class("Circuit")(self._num_qubits).with_operations(self._operations).matrix()
+
+    def _rehearsed(self, result: str, args: tuple, kwargs: dict) -> ContractionReport:
+        """An MPS contracts no network: its route (``"mps"``), and the memory of its sites at the
+        largest bonds it may reach."""
+        K = get_backend()
+        itemsize = 16 if K.precision == "complex128" else 8
+        n, cap = self._num_qubits, self._max_bond
+        bonds = [min(2 ** min(i + 1, n - i - 1), cap or 2 ** 62) for i in range(n - 1)]
+        sites = sum(2 * left * right for left, right in zip([1] + bonds, bonds + [1]))
+        return route_report(K, ("mps",), sites * itemsize)
 
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None, final: bool = True) -> Any:
@@ -374,23 +360,9 @@ class MPSCircuit(SimulatorBase):
         shots, confusions = self._sampling(shots, format, readout_error, seed, final)
         require_sample_memory(shots, self._num_qubits + self.num_clbits, format, bits=True)
         if self.is_dynamic() or not final:
-            return self._dynamic_sample(shots, seed, format, confusions, final)
+            return self._dynamic_results().samples(shots, seed, format, confusions, final)
         bits = perfect_samples(self.simulated_state("sample()"), shots, random_generator(seed))
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
-
-    def _dynamic_sample(self, shots: int, seed: Any, format: str, confusions: Any, final: bool) -> Any:
-        from ..dynamic import formatted_rows
-
-        n, m = self._num_qubits, self.num_clbits
-        branches = self._deferred()
-
-        def draw(count: int, rank_seed: Any) -> np.ndarray:
-            return branches.sample_rows(count, random_generator(rank_seed), final)
-
-        rows = shared_rows(draw, shots, seed,
-                           m + (n if final else 0), "the samples",
-                           structure=tuple(op.structure for op in self._operations))
-        return formatted_rows(get_backend(), rows, m, n, format, confusions, final, seed)
 
 
 def _host(K: ArrayBackend, value: Any) -> Any:

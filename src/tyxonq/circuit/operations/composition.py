@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, Iterable, Sequence, TypeVar
 
 from .gates import canonical_gate_name
-from .operation import Operation, clbits_used, validate_qubits
+from .operation import Operation, validate_qubits
 
 __all__ = ["CompositionMethods"]
 
@@ -22,13 +22,6 @@ class CompositionMethods:
     _dynamic_count: int
     _num_clbits: int
     _barriers: list
-
-    def _count_added(self, placed: list[Operation]) -> None:
-        """Keep the counts of channels, dynamic operations and classical bits (the other
-        circuit's bits keep their indices)."""
-        self._channel_count += sum(op.channel is not None for op in placed)
-        self._dynamic_count += sum(op.is_dynamic for op in placed)
-        self._num_clbits = max(self._num_clbits, clbits_used(placed))
 
     def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
         """``other``'s operations with its qubit ``i`` on ``qubits[i]``."""
@@ -80,9 +73,9 @@ class CompositionMethods:
         [('x', (0,)), ('h', (2,)), ('cx', (2, 1))]
         """
         placed = self._placed(other, qubits, "append")
-        self._barriers += self._placed_barriers(other, qubits, len(self._operations))
-        self._operations.extend(placed)
-        self._count_added(placed)
+        barriers = self._placed_barriers(other, qubits, len(self._operations))
+        self._append(placed)  # type: ignore[attr-defined] - SimulatorBase's one door
+        self._barriers += barriers
         return self
 
     def prepend(self: C, other: Any, qubits: Sequence[int] | None = None) -> C:
@@ -95,10 +88,9 @@ class CompositionMethods:
         ['h', 'cx']
         """
         placed = self._placed(other, qubits, "prepend")
-        self._barriers = self._placed_barriers(other, qubits, 0) + [
-            (position + len(placed), on) for position, on in self._barriers]
-        self._operations[:0] = placed
-        self._count_added(placed)
+        barriers = self._placed_barriers(other, qubits, 0)
+        self._append(placed, at_start=True)  # type: ignore[attr-defined] - SimulatorBase's one door
+        self._barriers = barriers + [(position + len(placed), on) for position, on in self._barriers]
         return self
 
     def gate_count(self, names: str | Iterable[str] | None = None) -> int:

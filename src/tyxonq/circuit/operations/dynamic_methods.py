@@ -13,6 +13,7 @@ import numbers
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence, TypeVar
 
+from ...numerics.arguments import checked_flag
 from .gate_methods import GateMethods
 from .operation import Condition, Operation, validate_qubits
 
@@ -60,8 +61,7 @@ class DynamicMethods:
     def _add_dynamic(self, op: Operation) -> None:
         if self._condition is not None:
             raise ValueError(f"{op.gate} cannot be conditioned on classical bits; condition gates only")
-        self._operations.append(op)
-        self._dynamic_count += 1
+        self._append((op,))  # type: ignore[attr-defined] - SimulatorBase's one door
 
     def measure(self, *qubits: int, into: int | Sequence[int] | None = None) -> Any:
         """Measure ``qubits`` in the computational basis now, each into a classical bit; the
@@ -97,7 +97,6 @@ class DynamicMethods:
             bits = tuple(int(b) for b in bits)
         for qubit, bit in zip(checked, bits):
             self._add_dynamic(Operation("measure", (qubit,), clbits=(bit,)))
-            self._num_clbits = max(self._num_clbits, bit + 1)
         return bits[0] if len(bits) == 1 else bits
 
     def reset(self: C, qubit: int) -> C:
@@ -164,7 +163,14 @@ class DynamicMethods:
         >>> round(float(c.expectation_ps(z=[2])), 12)
         -1.0
         """
-        bits = (bits,) if isinstance(bits, numbers.Integral) and not isinstance(bits, bool) else tuple(bits)
+        parity, negate = checked_flag(parity, "cond: parity"), checked_flag(negate, "cond: negate")
+        if isinstance(bits, numbers.Integral) and not isinstance(bits, bool):
+            bits = (bits,)
+        elif isinstance(bits, Sequence) and not isinstance(bits, str):
+            bits = tuple(bits)
+        else:
+            raise TypeError(f"cond: bits={bits!r} must be a classical bit (an int, as c.measure(q) returns) "
+                            "or a sequence of them")
         if not bits:
             raise ValueError("cond: bits must name at least one classical bit")
         for bit in bits:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TypeVar
 
+from ...numerics.arguments import checked_flag
 from .gates import pauli_ladder, pauli_rotation_gate
 
 __all__ = ["GateMethods", "Angle"]
@@ -183,6 +184,7 @@ class GateMethods:
             raise ValueError(f"pauli={pauli!r} must be a non-empty str of I, X, Y, Z")
         if theta is None:
             raise TypeError("exp_pauli(pauli, qubits, theta): give the angle theta")
+        decompose = checked_flag(decompose, "decompose")
         pauli = pauli.upper()
         if qubits is None:
             qubits = tuple(range(self.num_qubits))

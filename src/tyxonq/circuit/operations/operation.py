@@ -60,11 +60,22 @@ class Condition:
 
     def holds(self, register: Sequence[int]) -> bool:
         """Whether the condition holds for the bit values ``register`` (one per classical bit)."""
-        values = [int(register[b]) for b in self.bits]
+        return bool(self.holds_for(np.asarray(register)[None, :])[0])
+
+    def holds_for(self, registers: np.ndarray) -> np.ndarray:
+        """Whether the condition holds for each row of ``registers`` (``(rows, bits)`` values),
+        as a boolean array.
+
+        Examples
+        --------
+        >>> Condition((0,), 1).holds_for(np.array([[0], [1]])).tolist()
+        [False, True]
+        """
+        values = np.asarray(registers)[:, list(self.bits)].astype(np.int64)
         if self.kind == "parity":
-            return sum(values) % 2 == self.value
-        equal = sum(v << i for i, v in enumerate(values)) == self.value
-        return equal if self.kind == "equals" else not equal
+            return values.sum(axis=1) % 2 == self.value
+        equal = np.all(values == np.asarray(self.required()), axis=1)
+        return equal if self.kind == "equals" else ~equal
 
     def required(self) -> tuple[int, ...]:
         """The value each bit must have (an equality condition)."""

@@ -13,6 +13,7 @@ circuit changes.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from typing import Any, Sequence
 
@@ -22,8 +23,9 @@ from ...numerics import get_backend
 from ...numerics.arguments import checked_count, checked_seed
 from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.protocol import ArrayBackend
-from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients
-from ..dynamic import formatted_rows
+from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients, pauli_matrix
+from ..contraction.rehearsal import ContractionReport, route_report
+from ..dynamic import DynamicResults, formatted_rows
 from ..operations.clifford import (
     CLIFFORD_GATES,
     NonCliffordError,
@@ -32,16 +34,27 @@ from ..operations.clifford import (
     pauli_rotations,
 )
 from ..operations.operation import ANNOTATION_KINDS, Operation
-from ..simulator import SimulatorBase, simulator_class, weighted_sum
-from .program import ProgramBuilder, StimProgram, require_stim, require_tableau_memory, tableau_fits
-from .propagation import PropagationReport, backward_program, propagated_expectations, propagation_counts
+from ..refusals import UnsupportedResult
+from ..simulator import SimulatorBase, dynamic_route, simulator_class, weighted_sum
+from .program import (
+    ProgramBuilder,
+    StimProgram,
+    require_stim,
+    require_tableau_memory,
+    tableau_bytes,
+    tableau_fits,
+)
+from .propagation import backward_program, propagated_expectations, propagation_counts
 
-__all__ = ["StabilizerCircuit", "STATE_QUBITS", "EXPECTATION_QUBITS", "MARGINAL_QUBITS"]
+__all__ = ["StabilizerCircuit", "StabilizerDynamicResults", "STATE_QUBITS", "EXPECTATION_QUBITS",
+           "MARGINAL_QUBITS", "DENSITY_QUBITS"]
 
 #: ``state``, ``probability`` and ``amplitude`` build the ``2^n`` vector: at most this many qubits
 STATE_QUBITS = 24
 #: ``marginal_probability`` (and the shot estimates drawn from it) of at most this many qubits
 MARGINAL_QUBITS = 12
+#: ``reduced_density_matrix`` of at most this many qubits (``4^k`` exact Pauli expectations)
+DENSITY_QUBITS = 6
 #: what to do when the reference sample of stim's sampler (made on an ``n^2`` tableau) does not fit
 _REFERENCE_HINT = ("stim's sampler starts from a noiseless reference sample made on a tableau of the qubits "
                    "the circuit acts on: use sample_detectors() (no tableau) when detector outcomes are "
@@ -170,14 +183,6 @@ class StabilizerCircuit(SimulatorBase):
             for op in self._operations[len(self._operations) - added:]:
                 self._builder.add(op)
 
-    def _checked_last(self) -> None:
-        try:
-            self._rotations += self._rotations_of(self._operations[-1], self._rotations)
-        except NonCliffordError:
-            removed = self._operations.pop()
-            self._dynamic_count -= removed.is_dynamic
-            raise
-
     def _rotations_of(self, op: Operation, held: int) -> int:
         """The non-Clifford rotations ``op`` adds (0: Clifford), within the circuit's allowance
         (``held`` already), else :class:`NonCliffordError`."""
@@ -198,52 +203,23 @@ class StabilizerCircuit(SimulatorBase):
                                    "Pauli strings an expectation carries. Allow more, or use tq.Circuit")
         return count
 
-    def _add(self, gate: str, qubits: tuple, params: tuple = ()) -> StabilizerCircuit:
-        super()._add(gate, qubits, params)
-        if params or gate not in CLIFFORD_GATES or self._condition is not None:
-            self._checked_last()
-        self._changed()
-        return self
-
-    def _extend(self, operations: list[Operation]) -> None:
+    def _accept(self, operations: Sequence[Operation]) -> None:
+        """Refuse what stim cannot run (a :class:`NonCliffordError` naming it; non-Clifford Pauli
+        rotations within ``max_non_clifford``) before anything changes."""
         held = self._rotations
         for op in operations:
+            if op.gate in ANNOTATION_KINDS or (not op.params and op.condition is None and op.channel is None
+                                                and op.gate in CLIFFORD_GATES):
+                continue
             held += self._rotations_of(op, held)
-        self._rotations = held
-        super()._extend(operations)
-        self._changed(added=len(operations))
+        self._accepting = held
 
-    def _add_channel(self, channel: Any, qubits: tuple) -> StabilizerCircuit:
-        super()._add_channel(channel, qubits)
-        try:
-            self._checked_last()
-        except NonCliffordError:
-            self._channel_count -= 1
-            raise
-        self._changed()
-        return self
+    def _accepted(self, operations: Sequence[Operation], at_start: bool) -> None:
+        self._rotations = self._accepting
+        self._changed(rebuild=at_start, added=len(operations))
 
-    def _add_dynamic(self, op: Operation) -> None:
-        check_clifford(op)
-        super()._add_dynamic(op)
-        self._changed()
-
-    def _placed(self, other: Any, qubits: Sequence[int] | None, method: str) -> list[Operation]:
-        placed = super()._placed(other, qubits, method)
-        held = self._rotations
-        for op in placed:
-            held += self._rotations_of(op, held)
-        self._rotations = held
-        self._changed(rebuild=True)
-        return placed
-
-    def with_operations(self, operations: list[Operation], same_kinds: bool = False) -> StabilizerCircuit:
-        held = 0
-        for op in operations:
-            held += self._rotations_of(op, held)
-        duplicate = super().with_operations(operations, same_kinds)
-        duplicate._compiled, duplicate._builder, duplicate._rotations = {}, None, held  # noqa: SLF001
-        return duplicate
+    def _restarted(self) -> None:
+        self._rotations, self._compiled, self._builder = 0, {}, None
 
     def inverse(self) -> StabilizerCircuit:
         """The adjoint circuit (gates reversed and inverted); channels, measurements and
@@ -274,8 +250,7 @@ class StabilizerCircuit(SimulatorBase):
         """
         checked = self._written_bits(bits, "detector")
         coordinates = tuple(float(c) for c in coords)
-        self._operations.append(Operation("detector", (), coordinates, clbits=checked))
-        self._changed()
+        self._append((Operation("detector", (), coordinates, clbits=checked),))
         return sum(op.gate == "detector" for op in self._operations) - 1
 
     def observable_include(self, bits: int | Sequence[int], index: int = 0) -> StabilizerCircuit:
@@ -291,8 +266,7 @@ class StabilizerCircuit(SimulatorBase):
         """
         checked = self._written_bits(bits, "observable_include")
         index = checked_count(index, "observable_include: index", minimum=0)
-        self._operations.append(Operation("observable", (), (index,), clbits=checked))
-        self._changed()
+        self._append((Operation("observable", (), (index,), clbits=checked),))
         return self
 
     def _written_bits(self, bits: int | Sequence[int], what: str) -> tuple[int, ...]:
@@ -439,47 +413,43 @@ class StabilizerCircuit(SimulatorBase):
         """
         return self._program().circuit().detector_error_model(decompose_errors=decompose_errors, **options)
 
-    def pauli_expectations(self, strings: Sequence[str], coefficients: Sequence[Any] | None = None) -> Any:
-        """Exact ``<P>`` of Pauli strings (one letter per qubit), or ``sum_i c_i <P_i>``: from the
-        final tableau for a noiseless circuit without measurements, else each string carried
-        backwards through the circuit (noise averaged exactly, not sampled).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> c = tq.StabilizerCircuit(2).h(0).cx(0, 1).depolarizing(0, p=0.3)
-        >>> (tq.get_backend().to_numpy(c.pauli_expectations(["ZZ", "XX", "ZI"])).round(12) + 0.0).tolist()
-        [0.6, 0.6, 0.0]
-        """
-        strings = self._validated_strings(strings)
-        if coefficients is not None and len(coefficients) != len(strings):
-            raise ValueError(f"{len(coefficients)} coefficients for {len(strings)} strings")
+    def _pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
+        """Exact values from the final tableau for a noiseless circuit without measurements, else
+        each string carried backwards through the circuit (noise averaged exactly, not sampled)."""
         K = get_backend()
         values = K.asarray(self._exact_values(strings), K.real_dtype)
         return weighted_sum(K, values, coefficients)
 
-    def rehearse(self, result: str, *args: Any, **kwargs: Any) -> PropagationReport:
-        """What the exact expectations of ``result`` (``"pauli_expectations"`` with its strings, or
-        ``"expectation_ps"`` with its ``x``, ``y``, ``z``) cost by Pauli propagation, counted
-        before asking for them: the a-priori bound ``2^k`` strings per observable for ``k``
-        non-Clifford rotations, the most it becomes, the passes through Clifford runs.
+    def _rehearsed(self, result: str, args: tuple, kwargs: dict) -> ContractionReport:
+        """What ``result`` costs, counted before asking for it: Pauli expectations of a noisy,
+        dynamic or non-Clifford circuit by propagation (``report.propagation``: the a-priori bound
+        ``2^k`` strings per observable for ``k`` non-Clifford rotations, the most it becomes, the
+        passes through Clifford runs), everything else by stim's tableau or frame simulator (its
+        memory: the tableau's).
 
         Examples
         --------
         >>> import tyxonq as tq
         >>> c = tq.StabilizerCircuit(2, max_non_clifford=2).h(0).t(0).cx(0, 1).t(1).h(1)
         >>> report = c.rehearse("pauli_expectations", ["XZ", "ZZ"])
-        >>> report.bound, report.widest, report.rotations
-        (4, 4, 2)
+        >>> report.routes, report.propagation.bound, report.propagation.widest
+        (('pauli-propagation',), 4, 4)
         """
-        if result == "expectation_ps":
-            strings = [self._pauli_string(*args, **kwargs)]
-        elif result == "pauli_expectations":
-            strings = self._validated_strings(args[0] if args else kwargs["strings"])
-        else:
-            raise ValueError(f"result={result!r}: a stabilizer circuit rehearses 'pauli_expectations' or "
-                             "'expectation_ps' (its other results cost what stim costs)")
-        return propagation_counts(self._backward(), strings)
+        K = get_backend()
+        tableau = tableau_bytes(self._num_qubits)
+        if result in ("expectation_ps", "pauli_expectations") and self._propagated():
+            if result == "expectation_ps":
+                strings = [self._pauli_string(*args, **kwargs)]
+            else:
+                strings = self._validated_strings(args[0] if args else kwargs["strings"])
+            counts = propagation_counts(self._backward(), strings)
+            return route_report(K, ("pauli-propagation",), 0, propagation=counts)
+        return route_report(K, ("stabilizer",), tableau)
+
+    def _propagated(self) -> bool:
+        """Whether exact values come by carrying strings backwards (noise, measurements,
+        non-Clifford rotations, or a tableau too large to hold) rather than from the tableau."""
+        return bool(self.is_noisy() or self.is_dynamic() or self._rotations or not self._tableau_fits())
 
     def _backward(self) -> Any:
         if "backward" not in self._compiled:
@@ -489,7 +459,7 @@ class StabilizerCircuit(SimulatorBase):
     def _exact_values(self, strings: list[str]) -> np.ndarray:
         if not strings:
             return np.zeros(0)
-        if self.is_noisy() or self.is_dynamic() or self._rotations or not self._tableau_fits():
+        if self._propagated():
             return propagated_expectations(self._backward(), strings)
         stim = require_stim()
         simulator = self._tableau_simulator()
@@ -557,14 +527,16 @@ class StabilizerCircuit(SimulatorBase):
         value = complex(np.dot(coefficients[used], self._exact_values(strings)))
         return K.asarray(value.real, K.real_dtype) if hermitian else K.asarray(value, K.dtype)
 
-    def _deferred(self) -> Any:
-        return _DynamicResults(self)
+    def _dynamic_results(self) -> Any:
+        """The stabilizer simulator runs measurements, resets and feedback itself: its dynamic
+        results are its own (:class:`StabilizerDynamicResults`)."""
+        return StabilizerDynamicResults(self)
 
     def _pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
         value = self.pauli_expectations([s for _, s in hamiltonian], [c for c, _ in hamiltonian])
         return get_backend().real(value) if hermitian else value
 
-    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+    def _marginal_probability(self, qubits: tuple[int, ...]) -> Any:
         """Exact probabilities of the ``2**k`` outcomes of measuring ``qubits`` (in the order
         given, the first the most significant bit; at most :data:`MARGINAL_QUBITS`), noise and
         mid-circuit measurements included: the Walsh-Hadamard transform of the ``2^k`` exact
@@ -578,7 +550,6 @@ class StabilizerCircuit(SimulatorBase):
         >>> (tq.get_backend().to_numpy(c.marginal_probability([0, 2])).round(12) + 0.0).tolist()
         [0.375, 0.125, 0.125, 0.375]
         """
-        qubits = self._checked_qubits(qubits, "marginal_probability")
         k = len(qubits)
         if k > MARGINAL_QUBITS:
             raise ValueError(f"marginal_probability of {k} qubits takes 2^{k} exact expectations; a "
@@ -597,11 +568,44 @@ class StabilizerCircuit(SimulatorBase):
         K = get_backend()
         return K.asarray(np.clip(transform.reshape(-1) / 2 ** k, 0.0, None), K.real_dtype)
 
+    def _reduced_density_matrix(self, qubits: tuple[int, ...]) -> Any:
+        """The density matrix of ``qubits`` (at most :data:`DENSITY_QUBITS`), exactly, noise and
+        mid-circuit measurements included: ``2^-k sum_P <P> P`` over the ``4^k`` Pauli strings
+        ``P`` on them.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> K = tq.get_backend()
+        >>> rho = tq.StabilizerCircuit(3).h(0).cx(0, 2).reduced_density_matrix([0, 2])
+        >>> (K.to_numpy(rho).real.round(6) + 0.0).tolist()[0]
+        [0.5, 0.0, 0.0, 0.5]
+        """
+        k = len(qubits)
+        if k > DENSITY_QUBITS:
+            raise ValueError(f"reduced_density_matrix of {k} qubits takes 4^{k} exact expectations; a "
+                             f"stabilizer circuit computes it for at most {DENSITY_QUBITS}: use "
+                             "pauli_expectations for the Pauli strings you need")
+        local = ["".join(letters) for letters in itertools.product(PAULI_LETTERS, repeat=k)]
+        strings = []
+        for word in local:
+            letters = ["I"] * self._num_qubits
+            for qubit, letter in zip(qubits, word):
+                letters[qubit] = letter
+            strings.append("".join(letters))
+        values = self._exact_values(strings)
+        rho = sum(value * pauli_matrix(word) for value, word in zip(values, local) if value) / 2 ** k
+        K = get_backend()
+        return K.asarray(np.asarray(rho, dtype=complex), K.dtype)
+
     def _pure_state(self, what: str) -> Any:
         n = self._num_qubits
-        if self.is_noisy() or self.is_dynamic() or self._rotations:
-            raise ValueError(f"{what}: this circuit has channels or mid-circuit measurements, so its state "
-                             "is mixed; use c.to_circuit() (a DMCircuit with channels), or sample()")
+        if self.is_noisy():
+            raise self._noisy_refusal(what)
+        self._require_pure(what)
+        if self._rotations:
+            raise UnsupportedResult(f"StabilizerCircuit.{what}: this circuit holds non-Clifford rotations; "
+                                    "only its Pauli expectations are computed here: use c.to_circuit()")
         K = get_backend()
         if n > STATE_QUBITS:
             raise ValueError(f"{what} of {n} qubits is a 2^{n} vector; a stabilizer circuit builds it for at "
@@ -613,7 +617,8 @@ class StabilizerCircuit(SimulatorBase):
     def state(self) -> Any:
         """The state vector (``2**n``, at most :data:`STATE_QUBITS` qubits), up to a global phase
         (a stabilizer state forgets the gates' phase: here the first nonzero amplitude is real and
-        positive).
+        positive). A mixed state (channels, mid-circuit measurements) is refused
+        (:class:`~tyxonq.UnsupportedResult`): its density matrix is ``c.to_circuit().state()``.
 
         Examples
         --------
@@ -624,32 +629,23 @@ class StabilizerCircuit(SimulatorBase):
         """
         return self._pure_state("state()")
 
-    def probability(self) -> Any:
-        """Probabilities of the ``2**n`` basis states (at most :data:`STATE_QUBITS` qubits).
-
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> K = tq.get_backend()
-        >>> K.to_numpy(tq.StabilizerCircuit(2).h(1).probability()).round(6).tolist()
-        [0.5, 0.5, 0.0, 0.0]
-        """
+    def _probability(self) -> Any:
+        """``|psi|^2`` of a pure state; a mixed one's from :meth:`marginal_probability` of every
+        qubit (at most :data:`MARGINAL_QUBITS`)."""
+        if self.is_noisy() or self.is_dynamic() or self._rotations:
+            return self.marginal_probability(range(self._num_qubits))
         K = get_backend()
         vector = self._pure_state("probability()")
         return K.real(K.conj(vector) * vector)
 
-    def amplitude(self, bitstring: str | int) -> Any:
-        """``<bitstring|psi>`` (at most :data:`STATE_QUBITS` qubits), in :meth:`state`'s phase.
+    def _amplitude(self, bits: tuple[int, ...]) -> Any:
+        """In :meth:`state`'s phase (at most :data:`STATE_QUBITS` qubits)."""
+        return self._pure_state("amplitude()")[int("".join(map(str, bits)), 2)]
 
-        Examples
-        --------
-        >>> import tyxonq as tq
-        >>> round(abs(complex(tq.StabilizerCircuit(2).h(0).cx(0, 1).amplitude("11"))) ** 2, 6)
-        0.5
-        """
-        bits = self._parse_bitstring(bitstring)
-        index = int("".join(map(str, bits)), 2)
-        return self._pure_state("amplitude()")[index]
+    @dynamic_route
+    def _matrix(self) -> Any:
+        """The unitary of the same gates on a :class:`~tyxonq.Circuit` (with their phases)."""
+        return self.to_circuit().matrix()
 
     # -- interchange and drawing without the annotations ------------------------------------------
     def _unannotated(self) -> StabilizerCircuit:
@@ -682,22 +678,38 @@ def _exact_stabilizer_vector(vector: np.ndarray) -> np.ndarray:
     return exact / np.sqrt(np.count_nonzero(support))
 
 
-class _DynamicResults:
-    """What :class:`~tyxonq.circuit.simulator.SimulatorBase` asks of a dynamic circuit's exact
-    results, answered by the stabilizer circuit itself (propagation handles measurements)."""
+class StabilizerDynamicResults(DynamicResults):
+    """A dynamic stabilizer circuit's results: stim and the backward propagation run measurements,
+    resets and feedback themselves, so the circuit answers (no post-selection: every shot is
+    accepted)."""
 
-    def __init__(self, circuit: StabilizerCircuit) -> None:
-        self.circuit = circuit
-
-    def expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
-        K = get_backend()
-        return self.circuit._local_expectation((), matrices, groups, [], hermitian, K)  # noqa: SLF001
-
-    def pauli_expectations(self, strings: list[str], coefficients: Any) -> Any:
-        return self.circuit.pauli_expectations(strings, coefficients)
-
-    def pauli_sum_value(self, hamiltonian: PauliSum, method: str, hermitian: bool) -> Any:
-        return self.circuit._pauli_sum_value(hamiltonian, method, hermitian)  # noqa: SLF001
+    @property
+    def mixed(self) -> bool:
+        return any(op.gate in ("measure", "reset") for op in self.circuit.operations)
 
     def acceptance(self) -> Any:
-        return get_backend().asarray(1.0, get_backend().real_dtype)
+        K = get_backend()
+        return K.asarray(1.0, K.real_dtype)
+
+    def expectation(self, matrices: list, groups: list, hermitian: bool) -> Any:
+        return self.circuit.expectation(*zip(matrices, groups), hermitian=hermitian)
+
+    def pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
+        return self.circuit.pauli_expectations(strings, coefficients)
+
+    def marginal_probability(self, qubits: Sequence[int]) -> Any:
+        return self.circuit.marginal_probability(qubits)
+
+    def reduced_density_matrix(self, qubits: Sequence[int]) -> Any:
+        return self.circuit.reduced_density_matrix(qubits)
+
+    def pure_state(self) -> Any:
+        return self.circuit.state()
+
+    def pure_amplitude(self, bits: Sequence[int]) -> Any:
+        return self.circuit.amplitude("".join(map(str, bits)))
+
+    def branch_rows(self, shots: int, seed: Any, final: bool) -> np.ndarray:
+        """stim's frame sampler runs measurements, resets and feedback (exact readout)."""
+        drawn = self.circuit.with_readout(None).sample(shots, seed, "bits", final=final)
+        return np.asarray(get_backend().to_numpy(drawn), dtype=np.int8)
