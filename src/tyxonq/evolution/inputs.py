@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..numerics.arguments import checked_count, checked_sequence
+from ..numerics.arguments import checked_count, checked_flag, checked_sequence
 from ..numerics.host import host_values
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
@@ -55,23 +55,6 @@ def checked_optional_count(value: Any, name: str, minimum: int = 1) -> int | Non
         return checked_count(value, name, minimum)
     except (TypeError, ValueError) as error:
         raise type(error)(f"{error} (None: the method chooses)") from None
-
-
-def checked_flag(value: Any, name: str) -> bool:
-    """``value`` as a bool: ``True``/``False`` only (a string such as ``"no"`` is not read as true).
-
-    Examples
-    --------
-    >>> checked_flag(False, "imaginary")
-    False
-    >>> checked_flag("no", "imaginary")
-    Traceback (most recent call last):
-    ...
-    TypeError: imaginary='no' must be True or False; got str
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}={value!r} must be True or False; got {type(value).__name__}")
-    return bool(value)
 
 
 def checked_callback(callback: Any) -> Callable[[Any], Any] | None:
