@@ -1,7 +1,10 @@
 """Dynamic circuits side by side: tyxonq (NumPy, PyTorch, JAX) against Qiskit Aer and PennyLane
 (default.qubit with qml.measure / qml.cond), every result checked before it is timed.
 
-    PYTHONPATH=src python benchmarks/dynamic_rows.py [--quick] [--output benchmarks/results/dynamic.json]
+    PYTHONPATH=src python benchmarks/dynamic_rows.py [--quick] [--rows a b c d]
+        [--output benchmarks/results/dynamic.json]
+
+``--rows`` runs only those rows; the other rows' records are kept from the output file.
 
 Rows:
 (a) 10^5 shots of a 20-qubit repetition-code memory (10 data qubits on a ring, 10 syndrome
@@ -30,6 +33,7 @@ Times: the minimum of ``--repeat`` runs after a warm-up; the warm-up time is rep
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import platform
 import sys
@@ -220,17 +224,15 @@ def coin_check(counts: dict[str, int], shots: int) -> str:
     return "ok"
 
 
-def tyxonq_coin_counts(tq, backend: str, text: str, shots: int) -> dict[str, int]:
+def tyxonq_coin_counts(tq, backend: str, circuit, shots: int) -> dict[str, int]:
     with tq.use_backend(backend):
-        counts = tq.Circuit.from_openqasm(text).sample(shots, seed=7, final=False)
+        counts = circuit.sample(shots, seed=7, final=False)
     return dict(counts)
 
 
-def aer_coin_counts(text: str, shots: int, method: str) -> dict[str, int]:
-    import qiskit.qasm2
+def aer_coin_counts(circuit, shots: int, method: str) -> dict[str, int]:
     from qiskit_aer import AerSimulator
 
-    circuit = qiskit.qasm2.loads(text)
     counts = AerSimulator(method=method, seed_simulator=7).run(circuit, shots=shots).result().get_counts()
     return {key.replace(" ", "")[::-1]: value for key, value in counts.items()}  # Aer: bit 0 rightmost
 
@@ -240,6 +242,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--output", default=str(HERE / "results" / "dynamic.json"))
+    parser.add_argument("--rows", nargs="+", choices="abcd", default=list("abcd"))
     args = parser.parse_args()
     import tyxonq as tq
 
@@ -247,7 +250,23 @@ def main() -> int:
     repeat = 1 if args.quick else args.repeat
     records = []
 
-    # (a)
+    if "a" in args.rows:
+        run_memory_rows(tq, args, shots, records)
+    if "b" in args.rows or "c" in args.rows:
+        run_shallow_rows(tq, repeat, records)
+    if "d" in args.rows:
+        run_coin_rows(tq, args, repeat, records)
+    stored = pathlib.Path(args.output)
+    kept = [] if args.quick or not stored.exists() else [
+        record for record in json.loads(stored.read_text()) if record["row"] not in args.rows]
+    records = sorted(kept + records, key=lambda record: record["row"])
+    machine = platform.processor() or platform.machine()
+    lines = table(f"dynamic circuits ({machine}, complex128, min of {repeat} after a warm-up)", records, 18)
+    return finish(records, lines, args.output, write=not args.quick)
+
+
+def run_memory_rows(tq, args, shots: int, records: list) -> None:
+    """(a)"""
     found = {}
     for backend in ("numpy", "pytorch"):
         warm, best, rows = timed(lambda b=backend: tyxonq_memory_rows(tq, b, shots), 1)
@@ -283,7 +302,9 @@ def main() -> int:
             if record["engine"] == engine and record["row"] == "a":
                 record["check"] = "ok" if ok else f"WRONG {statistics} vs {reference}"
 
-    # (b), (c)
+
+def run_shallow_rows(tq, repeat: int, records: list) -> None:
+    """(b), (c)"""
     rng = np.random.default_rng(5)
     angles = rng.uniform(-1.5, 1.5, WIDE + MEASURED)
     values = {}
@@ -325,28 +346,37 @@ def main() -> int:
         records.append({"row": "c", "engine": f"tyxonq-{backend}", "warm_s": warm, "best_s": best,
                         "check": "ok" if error < 1e-6 else f"WRONG (max error {error:.2e})"})
 
-    # (d)
+
+def run_coin_rows(tq, args, repeat: int, records: list) -> None:
+    """(d)"""
     text = COIN_PROGRAM.read_text()
     coin_shots = 2000 if args.quick else 20000
+    warm, best, program = timed(lambda: tq.Circuit.from_openqasm(text), repeat)
+    records.append({"row": "d", "engine": "tyxonq-parse", "warm_s": warm, "best_s": best,
+                    "note": "OpenQASM 2 to a tq.Circuit (Qiskit's parser, then the conversion)"})
     for backend in ("numpy", "pytorch"):
-        warm, best, counts = timed(lambda b=backend: tyxonq_coin_counts(tq, b, text, coin_shots), repeat)
+        warm, best, counts = timed(lambda b=backend: tyxonq_coin_counts(tq, b, program, coin_shots), repeat)
         records.append({"row": "d", "engine": f"tyxonq-{backend}", "shots": coin_shots, "warm_s": warm,
                         "best_s": best, "check": coin_check(counts, coin_shots)})
     # Aer runs these shot by shot (about 5 ms a shot with its stabilizer method, 0.1 s with its MPS
     # method here): fewer shots, the time scaled to the same number, stated in the table
+    try:
+        import qiskit.qasm2
+
+        parsed = qiskit.qasm2.loads(text)
+    except ImportError:
+        parsed = None
     for method, measured in (("automatic", coin_shots // 10), ("matrix_product_state", coin_shots // 100)):
         try:
-            warm, best, counts = timed(lambda m=method, k=measured: aer_coin_counts(text, k, m), 1)
+            if parsed is None:
+                raise ImportError("qiskit")
+            warm, best, counts = timed(lambda m=method, k=measured: aer_coin_counts(parsed, k, m), 1)
             records.append({"row": "d", "engine": f"qiskit-aer-{method}", "shots": measured, "warm_s": warm,
                             "best_s": best * coin_shots / measured, "check": coin_check(counts, measured),
                             "note": f"measured at {measured} shots ({best:.1f} s), scaled to {coin_shots}"})
         except ImportError as error:
             records.append({"row": "d", "engine": f"qiskit-aer-{method}",
                             "status": f"not installed ({error})"})
-
-    machine = platform.processor() or platform.machine()
-    lines = table(f"dynamic circuits ({machine}, complex128, min of {repeat} after a warm-up)", records, 18)
-    return finish(records, lines, args.output, write=not args.quick)
 
 
 if __name__ == "__main__":
