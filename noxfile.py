@@ -1,5 +1,5 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s cupynumeric``, ``nox -s docs``, ``nox -s bench``,
-``nox -s lint``.
+"""Developer sessions: ``nox -s tests``, ``nox -s jax_matrix``, ``nox -s cupynumeric``,
+``nox -s docs``, ``nox -s bench``, ``nox -s lint``.
 
 torch is pinned to 2.13.0 on purpose: on these machines that version is a local CPU wheel, while a
 bare ``torch`` requirement resolves to a ~3 GB CUDA build.
@@ -23,9 +23,21 @@ def _venv(session: nox.Session, name: str, *requirements: str) -> str:
 
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
-    """The full test suite (with doctests) in a fresh .nox venv, torch from the CPU wheel."""
+    """The README's test command in a fresh .nox venv, torch from the CPU wheel (the suite with
+    doctests, less the ``jax_matrix`` cases: ``nox -s jax_matrix``)."""
     python = _venv(session, "tests", TORCH, "-e", ".[torch,jax,test]")
     session.run(python, "-m", "pytest", *session.posargs, external=True)
+
+
+@nox.session(python=False)
+def jax_matrix(session: nox.Session) -> None:
+    """The JAX cases the README's test command leaves out: ``pytest -m jax_matrix``.
+
+    They are JAX cases that spend seconds compiling (``jax_in_matrix`` in tests/conftest.py);
+    they run in a fresh .nox venv with the main suite's extras, and CI (.ci/run) runs this
+    session after the main suite."""
+    python = _venv(session, "jax_matrix", TORCH, "-e", ".[torch,jax,test]")
+    session.run(python, "-m", "pytest", "-m", "jax_matrix", *session.posargs, external=True)
 
 
 @nox.session

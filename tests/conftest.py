@@ -48,6 +48,24 @@ def make_backend(backend_id: str, **options):
     raise ValueError(backend_id)
 
 
+def jax_in_matrix(cases):
+    """``cases`` (values, or tuples of values, for ``pytest.mark.parametrize``) with every case
+    that runs on JAX (the value ``"jax"``, alone or in a tuple) marked ``jax_matrix``.
+
+    Eager JAX compiles every operation for each new shape, so the JAX cases of these tests spend
+    seconds each compiling (up to ~45 s on 2 cores; ~7.5 min together): they run in ``nox -s
+    jax_matrix`` (``pytest -m jax_matrix``, after the main suite in ``.ci/run``) instead of the
+    README's test command, which deselects them (``-m 'not jax_matrix'`` in pyproject's addopts).
+    The JAX cases left in the main suite still cover each part of the backend (eager contractions,
+    autodiff, SVD gradients, ``jit``, ``vmap``, MPS, density matrices, sampling, the distributed
+    launcher)."""
+    marked = []
+    for case in cases:
+        values = case if isinstance(case, tuple) else (case,)
+        marked.append(pytest.param(*values, marks=pytest.mark.jax_matrix) if "jax" in values else case)
+    return marked
+
+
 @pytest.fixture(params=BACKEND_IDS)
 def backend_id(request):
     return request.param

@@ -1,6 +1,7 @@
 """A plain dense state-vector simulator, the oracle for every circuit test.
 
-Gate matrices are written here from their definitions (rotations through scipy's ``expm``), not
+Gate matrices are written here from their definitions (rotations of Pauli strings by their closed
+form ``cos(θ/2) I - i sin(θ/2) P``, other rotations through scipy's ``expm``), not
 taken from tyxonq, and applied one by one to a NumPy state vector. Qubit 0 is the most
 significant bit.
 """
@@ -26,6 +27,15 @@ def controlled(u: np.ndarray) -> np.ndarray:
 
 
 def rotation(pauli: np.ndarray, theta: float) -> np.ndarray:
+    """``exp(-i theta P / 2)``: ``cos(theta/2) I - i sin(theta/2) P`` for an involution ``P``
+    (``P @ P = I``: every Pauli string), else scipy's ``expm``. (scipy's ``expm`` solves a linear
+    system through its bundled OpenBLAS, which on a busy 2-core machine takes ~8 ms for a 2x2
+    matrix against ~0.03 ms single-threaded: thousands of those made the dense references of
+    whole tests take a minute.)"""
+    pauli = np.asarray(pauli)
+    identity = np.eye(pauli.shape[0])
+    if np.allclose(pauli @ pauli, identity, rtol=0, atol=1e-14):
+        return np.cos(theta / 2) * identity - 1j * np.sin(theta / 2) * pauli
     return expm(-0.5j * theta * pauli)
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import BACKEND_IDS, make_backend
+from conftest import BACKEND_IDS, jax_in_matrix, make_backend
 from reference import (
     FIXED_SIZES,
     PARAMETRISED,
@@ -90,7 +90,7 @@ def use_finder(name: str):
 
 @pytest.mark.parametrize("finder", CONTRACTORS)
 @pytest.mark.parametrize("precision", PRECISIONS)
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
 def test_results_match_the_dense_reference(backend_name, precision, finder):
     max_qubits, max_gates, examples = FINDER_LIMITS[finder]
     K = make_backend(backend_name, dtype=precision)

@@ -280,11 +280,13 @@ def test_contract_with_mid_circuit_measurements_and_resets(name):
     dynamic()
 
 
-@pytest.mark.parametrize("backend_id", ["pytorch", "jax"])
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name, backend_id", [(name, "pytorch") for name in sorted(CASES)] + [
+    pytest.param(name, "jax", marks=[pytest.mark.jax_matrix] if name in ("Circuit", "MPSCircuit") else [])
+    for name in sorted(CASES)])
 def test_contract_on_other_backends(name, backend_id):
     """One fixed circuit per simulator (Clifford, one Pauli channel where the simulator holds
-    channels, one mid-circuit measurement) on the autodiff backends."""
+    channels, one mid-circuit measurement) on the autodiff backends (eager JAX compiles for seconds:
+    its Circuit and MPSCircuit cases run in ``nox -s jax_matrix``)."""
     operations = [("gate", "h", (0,), ()), ("gate", "cx", (0, 1), ()), ("gate", "s", (2,), ()),
                   ("gate", "rx", (2,), (0.5 * np.pi,)), ("measure", "measure", (1,), {}),
                   ("gate", "cz", (1, 2), ())]

@@ -18,6 +18,7 @@ import pytest
 from test_distributed import TIMEOUT, WORKERS, launch, run_launcher
 
 import tyxonq as tq
+from conftest import jax_in_matrix
 from tyxonq.numerics import distributed
 from tyxonq.numerics.distributed import SingleProcess
 from tyxonq.numerics.sharing import balanced_shares, rank_seed, rank_share, summed_over_ranks
@@ -82,7 +83,7 @@ def shared_samples(size: int) -> dict:
     return total
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
 def test_every_rank_gets_one_process_results(engine, one_process):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
     results = launch(engine, "workloads.py")
@@ -108,7 +109,7 @@ def test_every_rank_gets_one_process_results(engine, one_process):
     assert results[1]["failure"] == "RuntimeError: rank 1's share failed on purpose"
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
 def test_a_rank_that_stops_outside_a_collective_ends_the_run(engine):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
     start = time.perf_counter()
@@ -127,7 +128,7 @@ def example_alone() -> str:
     return alone.stdout
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
 def test_the_example_takes_one_process_steps_on_every_rank(engine, example_alone):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
     finished = run_launcher(engine, str(EXAMPLE), "--quick", "--backend", workloads.BACKENDS[engine])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import X, reference_matrix
 
 P = [np.diag([1.0 + 0j, 0.0]), np.diag([0.0 + 0j, 1.0])]
@@ -177,7 +177,7 @@ def _check_results(c, K, rho, acceptance):
             np.testing.assert_allclose(np.outer(psi, psi.conj()), rho, atol=1e-10)
 
 
-@pytest.mark.parametrize("backend_id", BACKENDS)
+@pytest.mark.parametrize("backend_id", jax_in_matrix(BACKENDS))
 @settings(max_examples=25, deadline=None)
 @given(c=dynamic_circuits(noisy=False))
 def test_pure_dynamic_circuits_match_the_branching_reference(backend_id, c):
@@ -202,7 +202,7 @@ def _chi_square_p(counts: dict[str, int], expected: dict[str, float]) -> float:
     return float(stats.chisquare(observed, shots * probabilities / probabilities.sum()).pvalue)
 
 
-@pytest.mark.parametrize("backend_id", ("numpy", "pytorch", "jax"))
+@pytest.mark.parametrize("backend_id", jax_in_matrix(("numpy", "pytorch", "jax")))
 @pytest.mark.parametrize("kind", ("Circuit", "DMCircuit", "MPSCircuit"))
 def test_samples_follow_the_reference_distribution(backend_id, kind):
     K = make_backend(backend_id)
@@ -283,8 +283,8 @@ def _parametrised(kind, angles):
 
 
 @pytest.mark.parametrize("kind", ("Circuit", "DMCircuit", "MPSCircuit"))
-@pytest.mark.parametrize("backend_id,method", [("numpy", "adjoint"), ("numpy", "parameter-shift"),
-                                               ("pytorch", "autograd"), ("jax", "autograd")])
+@pytest.mark.parametrize("backend_id,method", jax_in_matrix([
+    ("numpy", "adjoint"), ("numpy", "parameter-shift"), ("pytorch", "autograd"), ("jax", "autograd")]))
 def test_gradients_match_finite_differences(kind, backend_id, method):
     K = make_backend(backend_id)
     angles = np.array([0.3, -0.7, 1.1])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from tyxonq.circuit.dynamic import DynamicResults, terminal_measurements
 from tyxonq.circuit.mps.branches import MPSBranches
 
@@ -106,7 +106,7 @@ def test_terminal_measurements_sample_as_the_branches_do(kind):
     assert tuple(tq.get_backend().shape(bits)) == (10, 3)
 
 
-@pytest.mark.parametrize("backend_id", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_id", jax_in_matrix(["numpy", "pytorch", "jax"]))
 @pytest.mark.parametrize("kind", [tq.Circuit, tq.DMCircuit, tq.MPSCircuit])
 def test_an_impossible_post_selection_is_refused_by_every_result(kind, backend_id):
     """Post-selecting an outcome of probability 0 leaves every conditioned result undefined: the

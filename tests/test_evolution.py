@@ -12,7 +12,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import pauli_matrix
 
 METHODS = ("krylov", "expm", "taylor")
@@ -200,7 +200,7 @@ def _objective(method, hamiltonian, observable, base):
     return value
 
 
-@pytest.mark.parametrize("backend_id, methods", [("pytorch", METHODS), ("jax", ("taylor",))])
+@pytest.mark.parametrize("backend_id, methods", jax_in_matrix([("pytorch", METHODS), ("jax", ("taylor",))]))
 def test_gradients_in_times_coefficients_and_initial_parameters(backend_id, methods):
     hamiltonian = tq.hamiltonians.heisenberg(4) + 0.3 * tq.hamiltonians.tfim(4)
     observable = tq.PauliSum([(1.0, "ZIII"), (0.5, "IXXI")])

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import reference_state
 from tyxonq.circuit.operations.gates import GATES
 
@@ -61,7 +61,7 @@ def test_a_layer_is_the_gate_methods_in_a_loop(case):
     np.testing.assert_allclose(tq.get_backend().to_numpy(c.state()), dense, atol=1e-10)
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_gradients_reach_one_tracked_array_through_layers(backend_name):
     """An ansatz written with layers from one parameter vector: energy and gradient equal the
     gate-by-gate ansatz's (finite differences on NumPy's exact gradient)."""
@@ -187,7 +187,7 @@ def test_templates_are_built_from_layers_with_the_same_states():
     np.testing.assert_allclose(tq.get_backend().to_numpy(ladder.state()), reference_state(n, ops), atol=1e-12)
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_with_parameters_is_the_rebuilt_circuit_and_keeps_the_plans(backend_name):
     """``c.with_parameters(values)``: the same operations as building the circuit again with
     ``values`` (values, gradients), the structure key handed on, and a key that moves on as soon

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from test_sweep import parametrised_circuits
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import PARAMETRISED
 
 
@@ -79,7 +79,7 @@ def test_the_metric_is_the_curvature_of_the_fidelity():
     np.testing.assert_allclose(metric, numeric, atol=1e-6)
 
 
-@pytest.mark.parametrize("backend_id", ["pytorch", "jax", "cupynumeric-logic"])
+@pytest.mark.parametrize("backend_id", jax_in_matrix(["pytorch", "jax", "cupynumeric-logic"]))
 @pytest.mark.parametrize("precision", ["complex128", "complex64"])
 def test_every_backend_and_precision_agree(backend_id, precision):
     circuit_fn = lambda p: tq.templates.hardware_efficient(4, p, 2, ("ry", "rz"))  # noqa: E731

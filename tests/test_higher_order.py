@@ -7,6 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import jax_in_matrix
+
 points = st.lists(st.floats(-2.0, 2.0), min_size=3, max_size=3).map(np.array)
 
 
@@ -105,7 +107,7 @@ def test_bad_outputs_and_arguments_raise_clear_errors(K):
         K.jacobian(lambda x: x, argnums=1)(x)
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_hermitian_expectations_differentiate_like_the_plain_form(backend_name):
     """``K.hermitian_expectation`` (JAX: a custom VJP reusing ``O|psi>``): the value, gradient
     and Hessian of a Heisenberg energy equal NumPy's exact ones; jit and vmap compose."""

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import reference_state
 from test_circuit import add_operations, random_circuits
 from tyxonq.circuit.interchange.openqasm import openqasm_version
@@ -133,7 +133,7 @@ def test_the_openqasm_corpus_against_known_answers():
     np.testing.assert_allclose(state_of(ansatz), reference_state(3, operations), atol=1e-12)
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_a_converted_ansatz_is_differentiable(backend_name):
     from qiskit.circuit.library import efficient_su2
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import BACKEND_IDS, make_backend
+from conftest import BACKEND_IDS, jax_in_matrix, make_backend
 from reference import reference_state
 from tyxonq import PauliSum, hamiltonians
 
@@ -131,7 +131,7 @@ def random_circuit(n: int, rng: np.random.Generator) -> tuple[tq.Circuit, list[t
 
 @pytest.mark.parametrize("method", ["state", "lightcone"])
 @pytest.mark.parametrize("precision", ["complex128", "complex64"])
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
 @settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_hamiltonian_expectation_matches_the_dense_reference(backend_name, precision, method, data):
@@ -221,7 +221,7 @@ def test_applying_a_sum_matches_its_dense_matrix(backend_name, grouped, data):
     np.testing.assert_allclose(K.to_numpy(got), dense(h) @ vector, atol=1e-10)
 
 
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_reading_strings_from_states_matches_dense_matrices(backend_name, data):

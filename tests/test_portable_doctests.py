@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,12 +27,26 @@ KERNELS = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
-def test_doctests_pass_under_other_blas_kernels(kernel):
+def run_doctests(kernel: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, **KERNELS[kernel], "TYXONQ_BACKEND": "numpy"}
     environment.pop("TYXONQ_PERSISTENT_CACHE", None)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                          str(SOURCE)], env=environment, capture_output=True, text=True, timeout=600,
-                         cwd=SOURCE.parents[1])
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+                           str(SOURCE)], env=environment, capture_output=True, text=True, timeout=600,
+                          cwd=SOURCE.parents[1])
+
+
+@pytest.fixture(scope="module")
+def runs(request):
+    """The chosen kernels' runs, started together (two processes: the test process only waits)."""
+    chosen = [item.callspec.params["kernel"] for item in request.session.items
+              if getattr(item, "module", None) is sys.modules[__name__] and hasattr(item, "callspec")]
+    pool = ThreadPoolExecutor(max_workers=2)
+    yield {kernel: pool.submit(run_doctests, kernel) for kernel in chosen}
+    pool.shutdown(cancel_futures=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_doctests_pass_under_other_blas_kernels(kernel, runs):
+    run = runs[kernel].result()
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]

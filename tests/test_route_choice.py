@@ -10,7 +10,7 @@ import pytest
 from test_noise import reference_density
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from tyxonq.circuit import calibration
 from tyxonq.circuit.contraction.route_costs import RouteCost, readout_passes
 from tyxonq.operators.pauli import pauli_matrix
@@ -57,7 +57,7 @@ HAMILTONIAN = tq.PauliSum([(0.7, "ZZII"), (-0.4, "XIXI"), (0.3, "IYYI"), (1.1, "
                            (0.5, "IIII")])
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_density_matrix_routes_agree_with_the_dense_reference(backend_name):
     """The state route (the whole doubled network, each string read from it) and the light cones
     give the reference's values; autograd through either gives the same gradient, that of finite

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from reference import random_hermitian, reference_expectation, reference_state
 from test_circuit import add_operations
 from tyxonq.circuit.basis_state import basis_state
@@ -220,7 +220,7 @@ def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend
         assert [choice.chosen for choice in report.choices] == ["lightcone"]
 
 
-@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "jax"]))
 def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, monkeypatch):
     """Light cones whose bound values nothing tracks contract on NumPy (the backend's host twin),
     with the same values; a tracked angle, a traced (jit) call or a vmapped observable keep the

@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from test_circuit import add_operations
 from tyxonq.circuit.contraction.slicing import SLICED_COST_FACTOR
 
@@ -77,7 +77,7 @@ def test_sliced_results_equal_unsliced_ones(case, halvings, observed):
             np.testing.assert_allclose(complex(c.amplitude(3)), amplitude, atol=1e-10)
 
 
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax", "cupynumeric-logic"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax", "cupynumeric-logic"]))
 def test_values_and_exact_gradients_through_slices(backend_name):
     n = 12
     operations, _ = scrambler(n, 8)

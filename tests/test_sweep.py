@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import BACKEND_IDS, make_backend
+from conftest import BACKEND_IDS, jax_in_matrix, make_backend
 from reference import PARAMETRISED, apply, reference_state
 from test_circuit import PRECISIONS, build, check, random_circuits
 from tyxonq.circuit.operations.fusion import MAX_BLOCK_QUBITS
@@ -58,7 +58,7 @@ def test_a_diagonal_past_the_dimension_limit_on_unordered_qubits():
     assert check_placement(5, (2, 0, 4), 2, 2, True, 6, 0).kind == "moves"
 
 
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
 @pytest.mark.parametrize("precision", PRECISIONS)
 @settings(max_examples=25, deadline=None)
 @given(circuit=random_circuits(max_qubits=7, max_gates=16))

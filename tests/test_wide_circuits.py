@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tyxonq as tq
-from conftest import BACKEND_IDS, make_backend
+from conftest import BACKEND_IDS, jax_in_matrix, make_backend
 from reference import reference_expectation, reference_state
 from tyxonq.circuit.contraction.lightcone import light_cone
 
@@ -73,9 +73,10 @@ def shifted_dense_gradient(graph, strings, coefficients, params):
     return dense(edges, mixers), gradient
 
 
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
-def test_wide_qaoa_energy_and_gradient_against_the_dense_light_cone(backend_name):
-    """60 qubits (a 3-regular graph, p = 1): the adjoint state would need 2^60 entries."""
+@pytest.fixture(scope="module")
+def wide_qaoa():
+    """The 60-qubit QAOA case and its dense reference value and gradient, computed once for
+    every backend (301 dense light-cone simulations)."""
     graph = nx.random_regular_graph(3, 60, seed=7)
     rng = np.random.default_rng(3)
     chosen = [list(graph.edges)[i] for i in rng.choice(graph.number_of_edges(), 4, replace=False)]
@@ -83,8 +84,14 @@ def test_wide_qaoa_energy_and_gradient_against_the_dense_light_cone(backend_name
     strings.append("".join("X" if q == chosen[0][0] else "I" for q in range(60)))
     coefficients = [0.5, -0.25, 1.0, 0.75, 0.3]
     params = np.array([0.37, 0.61])
-    value, gradient = shifted_dense_gradient(graph, strings, coefficients, params)
+    return graph, strings, coefficients, params, shifted_dense_gradient(graph, strings, coefficients, params)
+
+
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
+def test_wide_qaoa_energy_and_gradient_against_the_dense_light_cone(backend_name, wide_qaoa):
+    """60 qubits (a 3-regular graph, p = 1): the adjoint state would need 2^60 entries."""
     K = make_backend(backend_name)
+    graph, strings, coefficients, params, (value, gradient) = wide_qaoa
     with tq.use_backend(K):
         energy = qaoa_energy(graph, strings, coefficients)
         got_value, got_gradient = tq.value_and_grad(energy)(K.asarray(params))
@@ -138,13 +145,10 @@ def test_pauli_expectations_match_the_dense_reference_and_each_term():
     check()
 
 
-@pytest.mark.parametrize("backend_name", BACKEND_IDS)
-def test_batched_terms_with_constant_and_mixed_observable_positions(backend_name):
-    """A 30-qubit RY + CZ brickwork's X, Y and Z terms: terms of one shape are contracted together,
-    their constant CZ pieces stacked once per backend (also inside ``jit``: a cached stack must
-    hold no tracer), an observable bound once only where every term holds the same one. Each
-    value against its term contracted alone, the weighted sum's gradient against parameter
-    shift."""
+@pytest.fixture(scope="module")
+def batched_terms():
+    """A 30-qubit brickwork's terms, weights and angles, each term's value contracted alone and
+    the weighted sum's parameter-shift gradient on NumPy: computed once for every backend."""
     n, depth = 30, 3
     strings = ["I" * q + letter + "I" * (n - q - 1) for q in range(n) for letter in "XYZ"]
     strings += ["I" * q + "ZZ" + "I" * (n - q - 2) for q in range(0, n - 1, 3)]
@@ -155,7 +159,18 @@ def test_batched_terms_with_constant_and_mixed_observable_positions(backend_name
         alone = [float(circuit.pauli_expectations([s])[0]) for s in strings]
         _, shifted = tq.value_and_grad(lambda a: tq.templates.brickwork(n, a, depth).pauli_expectations(
             strings, weights), method="parameter-shift")(params)
+    return n, depth, strings, weights, params, alone, shifted
+
+
+@pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))
+def test_batched_terms_with_constant_and_mixed_observable_positions(backend_name, batched_terms):
+    """A 30-qubit RY + CZ brickwork's X, Y and Z terms: terms of one shape are contracted together,
+    their constant CZ pieces stacked once per backend (also inside ``jit``: a cached stack must
+    hold no tracer), an observable bound once only where every term holds the same one. Each
+    value against its term contracted alone, the weighted sum's gradient against parameter
+    shift."""
     K = make_backend(backend_name)
+    n, depth, strings, weights, params, alone, shifted = batched_terms
     with tq.use_backend(K):
         def energy(angles):
             return tq.templates.brickwork(n, angles, depth).pauli_expectations(strings, weights)

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import jax_in_matrix, make_backend
 from tyxonq.circuit.wide_sampling import bond_bound_bits, sampling_method
 
 SHOTS = 20000
@@ -45,7 +45,7 @@ def random_circuit(n: int, seed: int, cls=tq.Circuit, noisy: bool = False):
 
 
 @pytest.mark.parametrize("method", ["state", "mps", "contraction"])
-@pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 def test_every_method_samples_the_exact_distribution(method, backend_name):
     K = make_backend(backend_name)
     with tq.use_backend(K):
