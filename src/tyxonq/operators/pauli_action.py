@@ -255,14 +255,16 @@ def _bound(K: ArrayBackend, hamiltonian: PauliSum, dtype: str) -> BoundPauliSum:
     """The sum's structure without windows, bound to its coefficients on ``K`` in ``dtype``: kept
     on the sum when the coefficients are numbers; bound anew (the gradient reaching them) when
     they are backend arrays."""
+    cache = hamiltonian.backend_cache(K)
+    key = ("bound", dtype)
+    bound = cache.get(key)  # kept only for numbers: a sum's coefficients never change
+    if bound is not None:
+        return bound
     structure, coefficients = PauliStructure.of(hamiltonian, block_qubits=0)
     if not _is_host(coefficients):
         return structure.bind(K, K.stack([K.cast(K.asarray(c), dtype) for c in coefficients]), dtype)
-    cache = hamiltonian.backend_cache(K)
-    key = ("bound", dtype)
-    if key not in cache:
-        cache[key] = structure.bind(K, coefficients, dtype)
-    return cache[key]
+    bound = cache[key] = structure.bind(K, coefficients, dtype)
+    return bound
 
 
 def apply_pauli_sum(K: ArrayBackend, state: Any, hamiltonian: PauliSum) -> Any:
