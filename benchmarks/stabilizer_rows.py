@@ -381,7 +381,7 @@ def main() -> int:
     places = t_places(n, depth, 10)
     warm, best, values = timed(lambda: propagate(n, layers, places, strings), repeat)
     rehearsed = tyxonq_circuit(tq, n, layers, places, max_non_clifford=10)
-    report = rehearsed.rehearse("pauli_expectations", strings)
+    report = rehearsed.rehearse("pauli_expectations", strings).propagation
     records.append({"row": "d", "engine": "tyxonq-propagation", "warm_s": warm, "best_s": best,
                     "check": "ok (checked at 16 qubits)" if np.all(np.abs(values) <= 1 + 1e-12) else "WRONG",
                     "note": f"{report.widest} strings at most at once, {report.passes} passes"})
