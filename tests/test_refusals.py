@@ -4,6 +4,8 @@ without searching for what cannot succeed."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -54,5 +56,7 @@ def test_a_hopeless_slicing_is_refused_without_a_search(monkeypatch):
     c = tq.templates.brickwork(25, rng.uniform(-1, 1, 25 * 30), 30)
     c.rehearse("amplitude", 0)  # the plan, made once outside the limit
     monkeypatch.setattr(base, "find_slicing", no_search)
-    with tq.use_memory_limit("128 B"), pytest.raises(MemoryError, match="at least 262144 slices"):
+    with tq.use_memory_limit("128 B"), pytest.raises(MemoryError, match=r"at least \d+ slices") as refusal:
         c.amplitude(0)
+    # the count depends on the path found (a backend's max_ndim shapes it): never fewer than 2^18
+    assert int(re.search(r"at least (\d+) slices", str(refusal.value)).group(1)) >= 2**18
