@@ -1,6 +1,7 @@
 """The package's layers point one way, checked on the source (an AST walk, no import-linter):
 numerics < data (``operators``: channels, readout, Pauli sums) < circuit operations < contraction and state
-vectors < differentiation < simulators < algorithms < the package's own ``__init__``.
+vectors < differentiation < simulators < algorithms < integrations
+(Qiskit primitives, the PennyLane device) < the package's own ``__init__``.
 
 Every import of a tyxonq module, at the top of a file or inside a function, must point to the
 same layer or one below; and no two packages, and no two modules, may import each other in a
@@ -24,6 +25,7 @@ LAYERS = (
     ("algorithms", ("tyxonq.gradients", "tyxonq.geometry", "tyxonq.optimize", "tyxonq.templates",
                     "tyxonq.noise", "tyxonq.mitigation", "tyxonq.evolution", "tyxonq.examples",
                     "tyxonq.caches")),
+    ("integrations", ("tyxonq.qiskit", "tyxonq.pennylane")),
     ("package", ("tyxonq",)),
 )
 
