@@ -50,7 +50,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=False)
 def docs(session: nox.Session) -> None:
     """User guide (Markdown) and API reference (pdoc, from docstrings); warnings fail the build."""
-    python = _venv(session, "docs", TORCH, "-e", ".[torch,docs]")
+    python = _venv(session, "docs", TORCH, "-e", ".[torch,docs,qiskit,pennylane]")
     session.run(python, "docs-ng/build.py", *session.posargs, external=True)
 
 

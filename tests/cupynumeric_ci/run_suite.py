@@ -21,6 +21,10 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 LEGATE_CPU_CONFIG = "--cpus 1 --gpus 0 --omps 0 --utility 1 --sysmem 4000"
+#: test files this session leaves to the main suite: the framework integrations (Qiskit primitives,
+#: the PennyLane devices, Aer noise models) run on NumPy, PyTorch and JAX and never on cuPyNumeric,
+#: so here they would only repeat the main suite's run (minutes of CI time)
+NOT_ON_CUPYNUMERIC = ("test_qiskit_primitives.py", "test_pennylane_device.py", "test_noise_from_qiskit.py")
 
 
 def cupynumeric_import_error(environment: dict[str, str]) -> str | None:
@@ -58,7 +62,8 @@ def main() -> int:
             print(f"import cupynumeric failed even with the stand-in driver: {failure}")
             return 1
         print(f"cuPyNumeric runs on CPU with the stand-in driver in {folder} ({LEGATE_CPU_CONFIG})")
-    arguments = sys.argv[1:] or ["-q", "-p", "no:cacheprovider"]
+    arguments = sys.argv[1:] or ["-q", "-p", "no:cacheprovider",
+                                 *(f"--ignore=tests/{name}" for name in NOT_ON_CUPYNUMERIC)]
     return subprocess.call([sys.executable, "-m", "pytest", *arguments], env=environment, cwd=ROOT)
 
 
