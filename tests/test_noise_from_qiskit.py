@@ -214,6 +214,39 @@ def test_reset_errors_follow_resets():
     assert np.abs(rho - aer_density_matrix(qc, model)).max() < TOLERANCE
 
 
+def test_identity_and_renamed_gates_carry_their_errors():
+    model = NoiseModel(basis_gates=["id", "p", "cp", "u"])
+    model.add_all_qubit_quantum_error(thermal_relaxation_error(40.0, 30.0, 8.0), ["id"])
+    model.add_quantum_error(depolarizing_error(0.2, 1), ["p"], [1])
+    model.add_all_qubit_quantum_error(QuantumError(Kraus(random_quantum_channel(4, seed=5))), ["cp"])
+    model.add_all_qubit_quantum_error(amplitude_damping_error(0.25), ["u"])
+    qc = QuantumCircuit(2)
+    qc.u(1.1, 0.3, -0.4, 0)
+    qc.h(1)
+    qc.id(0)
+    qc.p(0.5, 1)
+    qc.cp(0.9, 1, 0)
+    qc.id(1)
+    rho = tyxonq_density_matrix(qc, tq.NoiseModel.from_qiskit(model))
+    assert np.abs(rho - aer_density_matrix(qc, model)).max() < TOLERANCE
+
+
+def test_pauli_errors_keep_a_stabilizer_circuit_one():
+    model = NoiseModel()
+    model.add_all_qubit_quantum_error(depolarizing_error(0.2, 2), ["cx"])
+    model.add_quantum_error(pauli_error([("X", 0.3), ("I", 0.7)]), ["h"], [0])
+    converted = tq.NoiseModel.from_qiskit(model)
+    noisy = tq.StabilizerCircuit(2).h(0).cx(0, 1).with_noise(converted)
+    assert type(noisy).__name__ == "StabilizerCircuit"
+    qc = QuantumCircuit(2)
+    qc.h(0)
+    qc.cx(0, 1)
+    expected = np.diag(aer_density_matrix(qc, model)).real
+    counts = noisy.sample(40_000, seed=3)
+    sampled = np.array([counts.get(key, 0) for key in ("00", "01", "10", "11")]) / 40_000
+    assert np.abs(sampled - expected).max() < 0.012
+
+
 # -- measurements and readout --------------------------------------------------------------------
 def test_measure_errors_come_before_measurements():
     model = NoiseModel()
