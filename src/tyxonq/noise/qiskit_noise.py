@@ -22,6 +22,11 @@ it: an error on an instruction that ``from_qiskit`` decomposes (``ecr``, ``rzx``
 label) or drops (``delay``, ``barrier``), since it would never apply; a correlated readout error
 on several qubits; nonlocal errors; custom noise passes other than Aer's delay relaxation (which
 ``NoiseModel.from_backend`` adds and which acts on delays only, which ``from_qiskit`` drops).
+
+The results equal Aer's for circuits made of the instructions ``from_qiskit`` keeps whole (a
+circuit transpiled to a device's basis is). A gate it decomposes (``ch``, ``ecr``, a
+``PauliGate``, a custom gate) follows the rules of the gates it is made of here, while Aer gives it
+no error unless the model names it.
 """
 
 from __future__ import annotations
