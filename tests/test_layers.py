@@ -150,5 +150,5 @@ def test_the_checks_catch_what_they_are_for():
     assert cycles({"a": {"b"}, "b": set()}) == []
     order = ["tyxonq.numerics.memory", "tyxonq.operators.channels", "tyxonq.circuit.operations.operation",
              "tyxonq.circuit.contraction.plan", "tyxonq.circuit.differentiation.traced",
-             "tyxonq.circuit.circuit", "tyxonq.noise.model", "tyxonq"]
+             "tyxonq.circuit.circuit", "tyxonq.noise.model", "tyxonq.qiskit.estimator", "tyxonq"]
     assert [layer(module) for module in order] == list(range(len(LAYERS)))
