@@ -16,12 +16,12 @@ from pennylane.exceptions import DeviceError
 from ..gradients import jacobian, value_and_grad
 from ..numerics import use_backend
 from .circuits import build_circuit, operation_parameters
-from .observables import expectation
+from .observables import PauliSums, expectation
 
 __all__ = ["results_and_jacobian", "pennylane_jacobian"]
 
 
-def _objective(tape: Any, mixed: bool) -> tuple[Any, np.ndarray]:
+def _objective(tape: Any, mixed: bool, sums: PauliSums | None) -> tuple[Any, np.ndarray]:
     params = operation_parameters(tape)
     trainable = list(tape.trainable_params)
     if trainable and max(trainable) >= len(params):
@@ -34,13 +34,14 @@ def _objective(tape: Any, mixed: bool) -> tuple[Any, np.ndarray]:
         for k, index in enumerate(trainable):
             angles[index] = theta[k]
         circuit = build_circuit(tape, mixed, angles)
-        return [expectation(circuit, obs) for obs in observables]
+        return [expectation(circuit, obs, sums) for obs in observables]
 
     start = np.array([float(np.real(params[i])) for i in trainable], dtype=float)
     return values, start
 
 
-def results_and_jacobian(tape: Any, mixed: bool) -> tuple[np.ndarray, np.ndarray]:
+def results_and_jacobian(tape: Any, mixed: bool, sums: PauliSums | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """The expectation values of a standard-wired tape and their Jacobian, ``(m,)`` and ``(m, p)``.
 
     Examples
@@ -51,7 +52,7 @@ def results_and_jacobian(tape: Any, mixed: bool) -> tuple[np.ndarray, np.ndarray
     >>> round(float(jac[0, 0]), 6)
     -0.29552
     """
-    values, start = _objective(tape, mixed)
+    values, start = _objective(tape, mixed, sums)
     count = len(tape.measurements)
     with use_backend("numpy") as K:
         if start.size == 0:

@@ -15,6 +15,7 @@ from pennylane.exceptions import DeviceError
 from .circuits import build_circuit
 from .derivatives import pennylane_jacobian, results_and_jacobian
 from .measure import exact_results, sampled_results
+from .observables import PauliSums
 from .pipeline import compile_pipeline
 
 __all__ = ["QubitDevice", "MixedDevice"]
@@ -34,6 +35,7 @@ class _TyxonqDevice(Device):
         if seed == "global":
             seed = int(np.random.randint(0, 2**31 - 1))
         self._rng = np.random.default_rng(seed)
+        self._pauli_sums = PauliSums()
 
     # -- configuration ------------------------------------------------------------------------
     def supports_derivatives(self, execution_config: ExecutionConfig | None = None,
@@ -98,7 +100,7 @@ class _TyxonqDevice(Device):
             return build_circuit(tape.copy(operations=list(tape.operations) + extra), self.mixed)
 
         if not tape.shots:
-            return exact_results(build, tape, self.mixed)
+            return exact_results(build, tape, self.mixed, self._pauli_sums)
         rng = (config.device_options.get("rng") if config is not None else None) or self._rng
         mode = config.mcm_config.postselect_mode if config is not None else None
         return sampled_results(build, tape, rng, mode)
@@ -110,7 +112,7 @@ class _TyxonqDevice(Device):
 
     # -- derivatives --------------------------------------------------------------------------
     def _values_and_jacobian(self, tape: Any) -> tuple[Any, Any]:
-        values, jac = results_and_jacobian(tape.map_to_standard_wires(), self.mixed)
+        values, jac = results_and_jacobian(tape.map_to_standard_wires(), self.mixed, self._pauli_sums)
         result = values[0] if len(values) == 1 else tuple(values)
         return result, pennylane_jacobian(jac)
 
@@ -139,7 +141,7 @@ class _TyxonqDevice(Device):
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     def _vjp(self, tape: Any, dy: Any) -> tuple[Any, Any]:
-        values, jac = results_and_jacobian(tape.map_to_standard_wires(), self.mixed)
+        values, jac = results_and_jacobian(tape.map_to_standard_wires(), self.mixed, self._pauli_sums)
         result = values[0] if len(values) == 1 else tuple(values)
         dy = np.asarray(dy, dtype=float).reshape(len(values), *np.shape(dy)[1:] if
                                                  len(values) > 1 else ())

@@ -25,7 +25,7 @@ from pennylane.measurements import (
 )
 from pennylane.wires import Wires
 
-from .observables import expectation
+from .observables import PauliSums, expectation
 
 __all__ = ["exact_results", "sampled_results"]
 
@@ -45,7 +45,8 @@ def _variance(circuit: Any, obs: Any) -> Any:
     return np.real(expectation(circuit, square)) - mean**2
 
 
-def exact_results(build: Callable[[list[Any]], Any], tape: Any, mixed: bool) -> Any:
+def exact_results(build: Callable[[list[Any]], Any], tape: Any, mixed: bool,
+                  sums: PauliSums | None = None) -> Any:
     """The exact results of a standard-wired tape's measurements.
 
     Parameters
@@ -56,6 +57,8 @@ def exact_results(build: Callable[[list[Any]], Any], tape: Any, mixed: bool) -> 
     tape : pennylane.tape.QuantumScript
     mixed : bool
         The circuits are ``DMCircuit``s (``state()`` is a density matrix).
+    sums : PauliSums, optional
+        Keeps the observables' Pauli sums between calls.
 
     Examples
     --------
@@ -72,7 +75,7 @@ def exact_results(build: Callable[[list[Any]], Any], tape: Any, mixed: bool) -> 
     results = []
     for m in tape.measurements:
         if isinstance(m, ExpectationMP) and m.obs is not None:
-            results.append(np.asarray(np.real(expectation(circuit, m.obs)), dtype=float))
+            results.append(np.asarray(np.real(expectation(circuit, m.obs, sums)), dtype=float))
         elif isinstance(m, VarianceMP) and m.obs is not None:
             results.append(np.asarray(_variance(circuit, m.obs), dtype=float))
         elif isinstance(m, ProbabilityMP) and m.obs is None and m.mv is None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..operators import PauliSum
 
-__all__ = ["pauli_sum_of", "matrix_of", "expectation"]
+__all__ = ["pauli_sum_of", "matrix_of", "expectation", "PauliSums"]
 
 
 def pauli_sum_of(obs: Any, num_qubits: int) -> PauliSum | None:
@@ -40,6 +40,38 @@ def pauli_sum_of(obs: Any, num_qubits: int) -> PauliSum | None:
     return PauliSum(terms or [(0.0, "I" * num_qubits)])
 
 
+class PauliSums:
+    """The ``PauliSum`` of each observable seen, kept by its terms (at most ``maxsize`` sums).
+
+    A tyxonq ``PauliSum`` keeps what it prepares for applying itself (its terms bound to their
+    coefficients); PennyLane hands the device a new observable object on every call, so the device
+    keeps one ``PauliSum`` per distinct observable and hands that to tyxonq again.
+
+    Examples
+    --------
+    >>> import pennylane as qml
+    >>> sums = PauliSums()
+    >>> sums(qml.Z(0) @ qml.Z(1), 2) is sums(qml.Z(0) @ qml.Z(1), 2)
+    True
+    """
+
+    def __init__(self, maxsize: int = 64) -> None:
+        self.maxsize = maxsize
+        self._sums: dict[tuple, PauliSum | None] = {}
+
+    def __call__(self, obs: Any, num_qubits: int) -> PauliSum | None:
+        sentence = obs.pauli_rep
+        if sentence is None:
+            return None
+        key = (num_qubits, tuple((tuple(word.items()), complex(c)) for word, c in sentence.items()))
+        if key in self._sums:
+            return self._sums[key]
+        if len(self._sums) >= self.maxsize:
+            self._sums.pop(next(iter(self._sums)))
+        paulis = self._sums[key] = pauli_sum_of(obs, num_qubits)
+        return paulis
+
+
 def matrix_of(obs: Any) -> tuple[np.ndarray, list[int]]:
     """An observable as ``(matrix, qubits)``, tyxonq's local-operator form.
 
@@ -52,8 +84,10 @@ def matrix_of(obs: Any) -> tuple[np.ndarray, list[int]]:
     return np.asarray(obs.matrix(wire_order=obs.wires), dtype=complex), [int(w) for w in obs.wires]
 
 
-def expectation(circuit: Any, obs: Any) -> Any:
+def expectation(circuit: Any, obs: Any, sums: PauliSums | None = None) -> Any:
     """``<obs>`` on a tyxonq circuit: a Pauli sum where it is one, else the observable's matrix.
+
+    ``sums`` (a :class:`PauliSums`) keeps the Pauli sums between calls.
 
     Examples
     --------
@@ -61,7 +95,7 @@ def expectation(circuit: Any, obs: Any) -> Any:
     >>> round(float(expectation(tq.Circuit(1).x(0), qml.Z(0))), 6)
     -1.0
     """
-    paulis = pauli_sum_of(obs, circuit.num_qubits)
+    paulis = (sums or pauli_sum_of)(obs, circuit.num_qubits)
     if paulis is not None:
         return circuit.expectation(paulis)
     matrix, qubits = matrix_of(obs)
