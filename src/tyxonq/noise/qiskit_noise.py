@@ -18,13 +18,13 @@ measured bits. Each part has a tyxonq counterpart:
 Instruction names are those of :func:`tyxonq.Circuit.from_qiskit`'s one-to-one gates (``id`` is
 ``i``; ``p`` and ``u1`` are ``phase``, ``u3`` is ``u``, ``cp`` and ``cu1`` are ``cphase``: one
 gate here, so two different errors on them are refused). Refused with a ``ValueError`` naming
-it: an error on an instruction that ``from_qiskit`` decomposes (``ecr``, ``rzx``, ``u2``, a
+it: an error on an instruction that ``from_qiskit`` decomposes (``rzx``, ``u2``, a
 label) or drops (``delay``, ``barrier``), since it would never apply; a correlated readout error
 on several qubits; nonlocal errors; custom noise passes other than Aer's delay relaxation (which
 ``NoiseModel.from_backend`` adds and which acts on delays only, which ``from_qiskit`` drops).
 
 The results equal Aer's for circuits made of the instructions ``from_qiskit`` keeps whole (a
-circuit transpiled to a device's basis is). A gate it decomposes (``ch``, ``ecr``, a
+circuit transpiled to a device's basis is). A gate it decomposes (``ch``, a
 ``PauliGate``, a custom gate) follows the rules of the gates it is made of here, while Aer gives it
 no error unless the model names it.
 """
@@ -45,7 +45,7 @@ __all__ = ["qiskit_error_channel", "readout_confusion", "noise_model_from_qiskit
 TYXONQ_GATE_NAMES: dict[str, str] = {
     **{name: name for name in (
         "h", "x", "y", "z", "s", "sdg", "t", "tdg", "sx", "sxdg", "rx", "ry", "rz", "u", "cx", "cy",
-        "cz", "swap", "iswap", "rxx", "ryy", "rzz", "crx", "cry", "crz", "ccx", "cswap",
+        "cz", "swap", "iswap", "ecr", "rxx", "ryy", "rzz", "crx", "cry", "crz", "ccx", "cswap",
         "measure", "reset")},
     "id": "i", "p": "phase", "u1": "phase", "u3": "u", "cp": "cphase", "cu1": "cphase",
 }

@@ -67,6 +67,8 @@ _DEFINITIONS = {
     2: {
         "ryy": "gate ryy(theta) a, b { sdg a; sdg b; rxx(theta) a, b; s a; s b; }",
         "iswap": "gate iswap a, b { rxx(-pi/2) a, b; ryy(-pi/2) a, b; }",
+        "ecr": ("gate ecr a, b { h b; cx a, b; rz(pi/4) b; cx a, b; h b; x a; h b; cx a, b; rz(-pi/4) b; "
+                "cx a, b; h b; }"),
     },
     3: {
         "sxdg": "gate sxdg a { rx(-pi/2) a; gphase(-pi/4); }",
@@ -74,6 +76,8 @@ _DEFINITIONS = {
         "rzz": "gate rzz(theta) a, b { cx a, b; rz(theta) b; cx a, b; }",
         "ryy": "gate ryy(theta) a, b { sdg a; sdg b; rxx(theta) a, b; s a; s b; }",
         "iswap": "gate iswap a, b { rxx(-pi/2) a, b; ryy(-pi/2) a, b; }",
+        "ecr": ("gate ecr a, b { h b; cx a, b; rz(pi/4) b; cx a, b; h b; x a; h b; cx a, b; rz(-pi/4) b; "
+                "cx a, b; h b; }"),
     },
 }
 #: what a definition uses that another definition gives
@@ -81,7 +85,7 @@ _NEEDS = {"ryy": ("rxx",), "iswap": ("rxx", "ryy")}
 #: tyxonq gate -> OpenQASM name (the rest are spelled alike)
 _NAMES = {2: {"i": "id", "phase": "p", "cphase": "cp"},
           3: {"i": "id", "phase": "p", "cphase": "cp", "u": "U"}}
-_SELF_INVERSE = {"i", "h", "x", "y", "z", "cx", "cy", "cz", "swap", "ccx", "cswap"}
+_SELF_INVERSE = {"i", "h", "x", "y", "z", "cx", "cy", "cz", "swap", "ccx", "cswap", "ecr"}
 _INVERSE_NAMES = {"s": "sdg", "sdg": "s", "t": "tdg", "tdg": "t", "sx": "sxdg", "sxdg": "sx"}
 _NEGATED = {"rx", "ry", "rz", "phase", "rxx", "ryy", "rzz", "crx", "cry", "crz", "cphase", "gphase"}
 

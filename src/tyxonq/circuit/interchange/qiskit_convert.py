@@ -73,6 +73,7 @@ _TO_QISKIT = {
     "sdg": "SdgGate", "t": "TGate", "tdg": "TdgGate", "sx": "SXGate", "sxdg": "SXdgGate",
     "rx": "RXGate", "ry": "RYGate", "rz": "RZGate", "phase": "PhaseGate", "u": "UGate",
     "cx": "CXGate", "cy": "CYGate", "cz": "CZGate", "swap": "SwapGate", "iswap": "iSwapGate",
+    "ecr": "ECRGate",
     "rxx": "RXXGate", "ryy": "RYYGate", "rzz": "RZZGate", "crx": "CRXGate", "cry": "CRYGate",
     "crz": "CRZGate", "cphase": "CPhaseGate", "ccx": "CCXGate", "cswap": "CSwapGate",
 }

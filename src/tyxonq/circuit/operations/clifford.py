@@ -43,7 +43,7 @@ __all__ = ["CLIFFORD_ANGLE_TOLERANCE", "CLIFFORD_GATES", "NonCliffordError", "cl
 CLIFFORD_ANGLE_TOLERANCE = 1e-9
 #: the fixed gates of the table that are Clifford
 CLIFFORD_GATES = frozenset({"i", "h", "x", "y", "z", "s", "sdg", "sx", "sxdg", "cx", "cy", "cz", "swap",
-                            "iswap"})
+                            "iswap", "ecr"})
 _QUARTER = math.pi / 2
 _HINT = "simulate it with tq.Circuit (or tq.DMCircuit with noise), which take any gate"
 

@@ -121,6 +121,11 @@ class GateMethods:
         """iSWAP: swaps |01> and |10> with a phase i."""
         return self._add("iswap", (qubit1, qubit2))
 
+    def ecr(self: C, qubit1: int, qubit2: int) -> C:
+        """Echoed cross-resonance, ``(I X - X Y) / sqrt(2)`` with ``qubit1`` the left factor
+        (Qiskit's ``ECRGate`` on ``(qubit1, qubit2)``); Clifford and its own inverse."""
+        return self._add("ecr", (qubit1, qubit2))
+
     def rxx(self: C, qubit1: int, qubit2: int, theta: Angle) -> C:
         """RXX(theta) = exp(-i theta X⊗X / 2)."""
         return self._add("rxx", (qubit1, qubit2), (theta,))

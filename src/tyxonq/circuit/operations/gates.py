@@ -59,6 +59,8 @@ CONSTANT_MATRICES: dict[str, np.ndarray] = {
     "cz": _controlled(_Z),
     "swap": _SWAP,
     "iswap": np.array([[1, 0, 0, 0], [0, 0, 1j, 0], [0, 1j, 0, 0], [0, 0, 0, 1]]),
+    # echoed cross-resonance (IBM's native two-qubit gate): (I X - X Y) / sqrt 2 on (first, second)
+    "ecr": np.array([[0, 0, 1, 1j], [0, 0, 1j, 1], [1, -1j, 0, 0], [-1j, 1, 0, 0]]) / np.sqrt(2),
     "ccx": _controlled(_controlled(_X)),
     "cswap": _controlled(_SWAP),
     # basis vectors and building blocks of the parametrised gates
@@ -223,6 +225,7 @@ GATES: dict[str, GateSpec] = GateTable({
         _spec("cz", 2, controls=1, diagonal=True),
         _spec("swap", 2),
         _spec("iswap", 2),
+        _spec("ecr", 2),
         _spec("rxx", 2, ("theta",), _pauli_rotation("_xx", "_i4")),
         _spec("ryy", 2, ("theta",), _pauli_rotation("_yy", "_i4")),
         _spec("rzz", 2, ("theta",), _pauli_rotation("_zz", "_i4"), diagonal=True),
