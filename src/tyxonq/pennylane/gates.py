@@ -72,8 +72,9 @@ SKIPPED = frozenset({"Identity", "Barrier", "Snapshot"})
 
 
 def _generalized_amplitude_damping(gamma: Any, p: Any) -> tq_channels.Channel:
-    # PennyLane's p weighs the decay towards |0>; tyxonq's excited_population is the fixed point in |1>
-    return tq_channels.amplitude_damping(gamma, excited_population=1 - p)
+    # PennyLane's Kraus operators with p are tyxonq's with excited_population=p (checked on the
+    # superoperators in the tests)
+    return tq_channels.amplitude_damping(gamma, excited_population=p)
 
 
 CHANNELS: dict[str, Callable[..., tq_channels.Channel]] = {

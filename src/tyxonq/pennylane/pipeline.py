@@ -27,6 +27,7 @@ from pennylane.devices.preprocess import (
     validate_measurements,
     validate_observables,
 )
+from pennylane.exceptions import DeviceError
 from pennylane.measurements import (
     ClassicalShadowMP,
     ExpectationMP,
@@ -134,7 +135,7 @@ def expectations_only(tape: Any, name: str) -> tuple[Any, Any]:
     """Device derivatives differentiate expectation values: refuse other measurements."""
     for m in tape.measurements:
         if not isinstance(m, ExpectationMP) or m.obs is None:
-            raise qml.DeviceError(f"{name} computes derivatives of expectation values only, "
+            raise DeviceError(f"{name} computes derivatives of expectation values only, "
                                   f"not of {m}; use diff_method='parameter-shift' for it")
     return (tape,), null_postprocessing
 
