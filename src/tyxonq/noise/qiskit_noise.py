@@ -31,7 +31,7 @@ no error unless the model names it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -89,7 +89,13 @@ def qiskit_error_channel(error: Any) -> Channel:
     """
     from qiskit.quantum_info import SuperOp
 
-    try:
+    operators = _mixture_kraus(error)
+    if operators is not None:  # Kraus operators of the whole error (Qiskit's qubit order)
+        reverse = _bit_reversal(error.num_qubits)
+        # choi[i d + a, j d + b] = sum_K K[a, i] conj(K[b, j]) (from_choi's convention)
+        vectors = np.array([(reverse @ K @ reverse).T.reshape(-1) for K in operators])
+        return channels.from_choi(vectors.T @ vectors.conj(), tolerance=_CHOI_TOLERANCE)
+    try:  # another kind of Qiskit channel: its superoperator
         superop = SuperOp(error.to_quantumchannel() if hasattr(error, "to_quantumchannel") else error)
     except Exception as failure:
         raise TypeError(f"{type(error).__name__} is not a Qiskit QuantumError or quantum channel") \
@@ -110,6 +116,62 @@ def qiskit_error_channel(error: Any) -> Channel:
             little = (matrix @ (reverse @ unit @ reverse).reshape(-1, order="F")).reshape(d, d, order="F")
             choi[i * d:(i + 1) * d, j * d:(j + 1) * d] = reverse @ little @ reverse
     return channels.from_choi(choi, tolerance=_CHOI_TOLERANCE)
+
+
+#: Kraus operators of reset to |0>
+_RESET_KRAUS = (np.array([[1, 0], [0, 0]], dtype=complex), np.array([[0, 1], [0, 0]], dtype=complex))
+
+
+def _instruction_kraus(operation: Any) -> Sequence[np.ndarray] | None:
+    """The Kraus operators of one instruction of an Aer error's circuit (Qiskit's little-endian
+    matrices), or ``None`` for one this does not know."""
+    if operation.name == "kraus":
+        return [np.asarray(k, dtype=complex) for k in operation.params]
+    if operation.name == "reset":
+        return _RESET_KRAUS
+    try:
+        return [np.asarray(operation.to_matrix(), dtype=complex)]
+    except Exception:  # noqa: BLE001 - an instruction without a matrix: Qiskit's own conversion
+        return None
+
+
+def _embedded(operator: np.ndarray, qubits: Sequence[int], k: int) -> np.ndarray:
+    """``operator`` (on ``qubits``) as a matrix on ``k`` qubits, Qiskit's little-endian numbering."""
+    m, d = len(qubits), 2 ** k
+    if list(qubits) == list(range(k)):
+        return operator
+    # axis i of the operator's output is its qubit qubits[m - 1 - i]; a qubit q is axis k - 1 - q
+    positions = [k - 1 - qubits[m - 1 - i] for i in range(m)]
+    identity = np.eye(d, dtype=complex).reshape((2,) * (2 * k))
+    applied = np.tensordot(operator.reshape((2,) * (2 * m)), identity,
+                           axes=(list(range(m, 2 * m)), positions))
+    return np.moveaxis(applied, list(range(m)), positions).reshape(d, d)
+
+
+def _mixture_kraus(error: Any) -> list[np.ndarray] | None:
+    """Kraus operators of an Aer ``QuantumError``, from its circuits and probabilities (products of
+    ``2^k x 2^k`` matrices: Qiskit's own conversion builds a ``SuperOp`` per instruction, about
+    50 ms an error), or ``None`` when it is no such error or has an instruction without Kraus
+    operators here."""
+    circuits = getattr(error, "circuits", None)
+    probabilities = getattr(error, "probabilities", None)
+    k = getattr(error, "num_qubits", None)
+    if circuits is None or probabilities is None or not isinstance(k, int):
+        return None
+    operators = []
+    for circuit, probability in zip(circuits, probabilities):
+        products = [np.sqrt(float(probability)) * np.eye(2 ** k, dtype=complex)]
+        for instruction in circuit.data:
+            if instruction.operation.name in ("id", "barrier"):
+                continue
+            kraus = _instruction_kraus(instruction.operation)
+            if kraus is None:
+                return None
+            qubits = [circuit.find_bit(q).index for q in instruction.qubits]
+            embedded = [_embedded(K, qubits, k) for K in kraus]
+            products = [E @ P for E in embedded for P in products]
+        operators += products
+    return operators
 
 
 def readout_confusion(error: Any) -> np.ndarray:
