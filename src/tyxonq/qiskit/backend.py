@@ -41,6 +41,7 @@ GATES = {
     "ryy": (gates.RYYGate, 1), "rzz": (gates.RZZGate, 1), "crx": (gates.CRXGate, 1),
     "cry": (gates.CRYGate, 1), "crz": (gates.CRZGate, 1), "cp": (gates.CPhaseGate, 1),
     "cu1": (gates.CU1Gate, 1), "ccx": (gates.CCXGate, 0), "cswap": (gates.CSwapGate, 0),
+    "ecr": (gates.ECRGate, 0),
 }
 
 

@@ -95,8 +95,8 @@ def to_tyxonq(qc: Any, row: np.ndarray, keep: bool = False, noise_model: Any = N
     >>> to_tyxonq(efficient_su2(2, reps=1), np.zeros(8)).num_qubits
     2
     """
-    binding = [float(v) for v in row] if qc.num_parameters else None
-    circuit = Circuit.from_qiskit(qc, binding, measurements="keep" if keep else "auto")
+    bound = qc.assign_parameters(row) if qc.num_parameters else qc  # numeric angles: the quick path
+    circuit = Circuit.from_qiskit(bound, measurements="keep" if keep else "auto")
     return circuit if noise_model is None else circuit.with_noise(noise_model)
 
 

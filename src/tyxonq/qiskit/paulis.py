@@ -1,9 +1,15 @@
 """Many Pauli strings read from a batch of state vectors at once (the estimator's state route).
 
 For a Pauli string ``P = i^{n_Y} X^x Z^z`` (``x``, ``z``: bit masks of an amplitude index),
-``<psi|P|psi> = i^{n_Y} sum_k conj(psi[k ^ x]) (-1)^{|k & z|} psi[k]``. The strings are grouped by
-their ``x`` mask: each group costs one gathered product ``conj(psi[k ^ x]) psi[k]`` over the batch,
-then one real matrix product with the group's sign columns gives every string of the group.
+``<psi|P|psi> = i^{n_Y} sum_k conj(psi[k ^ x]) (-1)^{|k & z|} psi[k]``, a real number: the real
+part of ``conj(psi[k ^ x]) psi[k]`` counts when ``n_Y`` is even, the imaginary part when it is odd.
+
+The strings are planned once (:class:`PauliTable`) and grouped by their ``x`` mask. For each state
+and group: one gather ``psi[k ^ x]`` (an index array kept per mask), one product with ``psi`` (or
+with ``psi``'s real and imaginary parts swapped, for the odd strings), and the signs
+``(-1)^{|k & z|}``, which factor into a high and a low half of the index bits, applied as one small
+matrix product per half: a state of ``2^n`` amplitudes and ``m`` strings costs ``O(m 2^n)``
+arithmetic and ``O(m 2^{n/2})`` memory for the signs.
 """
 
 from __future__ import annotations
@@ -15,8 +21,21 @@ import numpy as np
 
 __all__ = ["PauliTable"]
 
-#: the most sign-column entries held at once (float64): 2^23 entries, 64 MiB
-_SIGN_ENTRIES = 2**23
+#: the most gather indices kept (int64 entries, 128 MiB); masks past it are recomputed per call
+_INDEX_ENTRIES = 2**24
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Strings with one ``x`` mask and one parity of ``n_Y``: their output columns and the high
+    (``(H, k)``) and low (``(2L, k)``, interleaved real/imaginary) sign factors, the phase
+    ``i^{n_Y}`` folded into the high factor."""
+
+    x: int
+    odd: bool
+    columns: np.ndarray
+    high: np.ndarray
+    low: np.ndarray
 
 
 @dataclass
@@ -41,26 +60,40 @@ class PauliTable:
     strings: Sequence[str]
     num_qubits: int = field(init=False)
     _groups: list = field(init=False, repr=False)
-    _signs: dict = field(init=False, repr=False, default_factory=dict)
+    _indices: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        strings = list(self.strings)
+        strings = [string.upper() for string in self.strings]
         widths = {len(s) for s in strings}
         if len(widths) > 1:
             raise ValueError(f"Pauli strings of several widths {sorted(widths)}: give strings of one width")
+        for string in strings:
+            if set(string) - set("IXYZ"):
+                raise ValueError(f"Pauli string {string!r} has {sorted(set(string) - set('IXYZ'))}: "
+                                 "use I, X, Y and Z")
         self.num_qubits = widths.pop() if widths else 0
-        n = self.num_qubits
-        groups: dict[int, list[tuple[int, int, int]]] = {}
+        members: dict[tuple[int, bool], list[tuple[int, int, int]]] = {}
         for column, string in enumerate(strings):
-            x = z = 0
-            for q, char in enumerate(string.upper()):
-                bit = 1 << (n - 1 - q)
-                if char not in "IXYZ":
-                    raise ValueError(f"Pauli string {string!r} has {char!r}: use I, X, Y and Z")
-                x |= bit if char in "XY" else 0
-                z |= bit if char in "YZ" else 0
-            groups.setdefault(x, []).append((column, z, string.upper().count("Y") % 4))
-        self._groups = sorted(groups.items())
+            x = int("".join("1" if c in "XY" else "0" for c in string) or "0", 2)
+            z = int("".join("1" if c in "YZ" else "0" for c in string) or "0", 2)
+            power = string.count("Y") % 4
+            members.setdefault((x, power % 2 == 1), []).append((column, z, power))
+        self._groups = [self._group(x, odd, chunk) for (x, odd), chunk in sorted(members.items())]
+
+    def _group(self, x: int, odd: bool, chunk: list[tuple[int, int, int]]) -> _Group:
+        low_bits = self.num_qubits // 2
+        low_size, high_size = 1 << low_bits, 1 << (self.num_qubits - low_bits)
+        high = np.empty((high_size, len(chunk)))
+        low = np.empty((2 * low_size, len(chunk)))
+        for k, (_, z, power) in enumerate(chunk):
+            # i^power times (real part, or imaginary part with the swap's sign) as one real factor
+            phase = {0: 1.0, 1: -1.0, 2: -1.0, 3: 1.0}[power]
+            high[:, k] = phase * _signs(high_size, z >> low_bits)
+            low_signs = _signs(low_size, z & (low_size - 1))
+            low[0::2, k] = low_signs
+            low[1::2, k] = -low_signs if odd else low_signs
+        columns = np.array([column for column, _, _ in chunk], dtype=np.int64)
+        return _Group(x, odd, columns, high, low)
 
     def values(self, states: np.ndarray) -> np.ndarray:
         """``<psi_b|P_j|psi_b>`` for every state ``b`` (rows of ``states``) and string ``j``.
@@ -71,49 +104,45 @@ class PauliTable:
         >>> PauliTable(["Z", "X"]).values(np.array([[1, 0], [1, 1]]) / [[1], [np.sqrt(2)]]).round(12).tolist()
         [[1.0, 0.0], [0.0, 1.0]]
         """
-        states = np.ascontiguousarray(states, dtype=np.complex128)
         dimension = 1 << self.num_qubits
+        states = np.ascontiguousarray(states, dtype=np.complex128)
         if states.ndim != 2 or states.shape[1] != dimension:
             raise ValueError(f"states of shape {states.shape}: expected (batch, {dimension})")
         out = np.empty((states.shape[0], len(self.strings)))
-        index = np.arange(dimension)
-        for x, members in self._groups:
-            if x == 0:
-                product = states.real**2 + states.imag**2
-            else:
-                product = np.take(states, index ^ x, axis=1)
-                np.conjugate(product, out=product)
-                product *= states
-            step = max(1, _SIGN_ENTRIES // dimension)
-            for start in range(0, len(members), step):
-                chunk = members[start:start + step]
-                signs = self._sign_columns(x, start, index, [z for _, z, _ in chunk])
-                real = (product.real if x != 0 else product) @ signs
-                imag = product.imag @ signs if x != 0 else np.zeros_like(real)
-                for k, (column, _, power) in enumerate(chunk):
-                    out[:, column] = (real[:, k], -imag[:, k], -real[:, k], imag[:, k])[power]
+        for b, psi in enumerate(states):
+            self._read(psi, out[b])
         return out
 
+    def _read(self, psi: np.ndarray, out: np.ndarray) -> None:
+        """Every string of one state into ``out``."""
+        high_size = 1 << (self.num_qubits - self.num_qubits // 2)
+        plain = psi.view(np.float64)
+        swapped = plain.reshape(-1, 2)[:, ::-1].ravel()
+        for group in self._groups:
+            if group.x == 0:
+                gathered = plain
+            else:
+                gathered = np.take(psi, self._index(group.x)).view(np.float64)
+            product = gathered * (swapped if group.odd else plain)
+            partial = product.reshape(high_size, -1) @ group.low
+            out[group.columns] = np.einsum("hk,hk->k", partial, group.high)
 
-    def _sign_columns(self, x: int, start: int, index: np.ndarray, masks: list[int]) -> np.ndarray:
-        """A group's sign columns, kept while every string's column fits the budget."""
-        if (x, start) in self._signs:
-            return self._signs[x, start]
-        signs = _signs(index, masks)
-        if index.size * len(self.strings) <= _SIGN_ENTRIES:
-            self._signs[x, start] = signs
-        return signs
+    def _index(self, x: int) -> np.ndarray:
+        """``k ^ x`` for every amplitude index ``k`` (kept while the budget allows)."""
+        index = self._indices.get(x)
+        if index is None:
+            index = np.arange(1 << self.num_qubits) ^ x
+            if (len(self._indices) + 1) << self.num_qubits <= _INDEX_ENTRIES:
+                self._indices[x] = index
+        return index
 
 
-def _signs(index: np.ndarray, masks: list[int]) -> np.ndarray:
-    """``(-1)^{|k & z|}`` for every index ``k`` (rows) and mask ``z`` (columns)."""
-    signs = np.empty((index.size, len(masks)))
-    for column, z in enumerate(masks):
-        parity = np.zeros(index.size, dtype=np.int64)
-        rest = index & z
-        while z:
-            parity ^= rest & 1
-            rest = rest >> 1
-            z >>= 1
-        signs[:, column] = 1.0 - 2.0 * parity
-    return signs
+def _signs(size: int, z: int) -> np.ndarray:
+    """``(-1)^{|k & z|}`` for ``k`` in ``range(size)``."""
+    parity = np.zeros(size, dtype=np.int64)
+    rest = np.arange(size) & z
+    while z:
+        parity ^= rest & 1
+        rest >>= 1
+        z >>= 1
+    return 1.0 - 2.0 * parity
