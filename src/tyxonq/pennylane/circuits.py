@@ -99,6 +99,8 @@ def build_circuit(tape: Any, mixed: bool, params: Sequence[Any] | None = None) -
         qubits = [int(w) for w in op.wires]
         if op.name == "Projector":
             _post_select(circuit, op)
+        elif is_state_preparation(op):
+            raise ValueError(f"{op.name} prepares the whole register: it can only come first")
         else:
             append_operation(circuit, op, qubits, params[position:position + op.num_params])
         position += op.num_params

@@ -11,9 +11,11 @@ import pennylane as qml
 from pennylane.devices import Device, ExecutionConfig
 from pennylane.devices.modifiers import simulator_tracking, single_tape_support
 from pennylane.exceptions import DeviceError
+from pennylane.measurements import ExpectationMP
 
 from .circuits import build_circuit
 from .derivatives import pennylane_jacobian, results_and_jacobian
+from .gates import ANGLE_GATES
 from .measure import exact_results, sampled_results
 from .observables import PauliSums
 from .pipeline import compile_pipeline
@@ -22,6 +24,14 @@ __all__ = ["QubitDevice", "MixedDevice"]
 
 GRADIENT_METHODS = frozenset({"device", "adjoint", "best"})
 MCM_METHODS = frozenset({None, "deferred", "device"})
+
+
+def _differentiable(op: Any) -> bool:
+    """Whether device derivatives reach ``op``'s trainable parameters: a native angle, or an
+    operation that decomposes (into native angles, as the pipeline checks when it runs)."""
+    if op.name in ANGLE_GATES or not any(qml.math.requires_grad(d) for d in op.data):
+        return True
+    return op.has_decomposition and not isinstance(op, qml.operation.Channel)
 
 
 class _TyxonqDevice(Device):
@@ -45,15 +55,13 @@ class _TyxonqDevice(Device):
             return False
         if circuit is None:
             return True
-        if circuit.shots or any(m.obs is not None and any(qml.math.requires_grad(d) for d in m.obs.data)
-                                for m in circuit.measurements):
+        if circuit.shots:
             return False
-        config = replace(execution_config or ExecutionConfig(), gradient_method="device")
-        try:
-            compile_pipeline(self, config, self.mixed)((circuit,))
-        except (DeviceError, qml.operation.DecompositionUndefinedError, AttributeError):
-            return False
-        return True
+        for m in circuit.measurements:  # expectations of observables with fixed parameters
+            if not isinstance(m, ExpectationMP) or m.obs is None or any(
+                    qml.math.requires_grad(d) for d in m.obs.data):
+                return False
+        return all(_differentiable(op) for op in circuit.operations)
 
     supports_vjp = supports_derivatives
 

@@ -60,7 +60,7 @@ def supported_operation(op: Any, mixed: bool = False) -> bool:
     name = op.name
     if name in NATIVE_GATES or name in SKIPPED or name == "Projector":
         return True
-    if isinstance(op, Channel):
+    if isinstance(op, Channel) or name == "QubitDensityMatrix":
         return mixed
     if is_state_preparation(op) or isinstance(op, qml.measurements.MidMeasureMP):
         return False
