@@ -110,11 +110,35 @@ def test_broadcasting_matches_default_qubit():
         qml.RZ(x[:, 2], wires=1)
         return qml.expval(qml.X(1) + qml.Z(0)), qml.probs(wires=[1])
 
-    for name, reference in (("tyxonq.qubit", "default.qubit"), ("tyxonq.mixed", "default.mixed")):
-        got = qml.QNode(circuit, qml.device(name, wires=2))(xs)
-        expected = qml.QNode(circuit, qml.device(reference, wires=2))(xs)
-        for g, e in zip(got, expected):
-            assert np.shape(g) == np.shape(e) and np.allclose(g, e, atol=TOL)
+    def expanded(x):  # Rot has no native gate: one tape per parameter set
+        qml.Rot(x[:, 0], x[:, 1], 0.3, wires=0)
+        qml.CNOT([0, 1])
+        return qml.expval(qml.Z(1)), qml.var(qml.X(0)), qml.state()
+
+    for function in (circuit, expanded):
+        for name, reference in (("tyxonq.qubit", "default.qubit"), ("tyxonq.mixed", "default.mixed")):
+            got = qml.QNode(function, qml.device(name, wires=2))(xs)
+            expected = qml.QNode(function, qml.device(reference, wires=2))(xs)
+            for g, e in zip(got, expected):
+                assert np.shape(g) == np.shape(e) and np.allclose(g, e, atol=TOL)
+
+
+def test_a_broadcast_batch_of_native_gates_is_one_laned_execution():
+    xs = np.array([0.1, 0.7, 1.9, -2.0])
+    device = qml.device("tyxonq.qubit", wires=2)
+
+    @qml.qnode(device)
+    def circuit(x):
+        qml.RX(x, wires=0)
+        qml.CRY(2 * x, wires=[0, 1])
+        return qml.expval(qml.Z(0) @ qml.X(1)), qml.probs(wires=[1]), qml.density_matrix([0])
+
+    with qml.Tracker(device) as tracker:
+        got = circuit(xs)
+    assert tracker.totals["simulations"] == 1  # broadcast_expand would make it 4
+    expected = qml.QNode(circuit.func, qml.device("default.qubit", wires=2))(xs)
+    for g, e in zip(got, expected):
+        assert np.shape(g) == np.shape(e) and np.allclose(g, e, atol=TOL)
 
 
 # -- shots ------------------------------------------------------------------------------------------

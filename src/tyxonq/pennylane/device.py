@@ -13,6 +13,7 @@ from pennylane.devices.modifiers import simulator_tracking, single_tape_support
 from pennylane.exceptions import DeviceError
 from pennylane.measurements import ExpectationMP
 
+from .broadcast import laned, laned_results
 from .circuits import build_circuit
 from .derivatives import pennylane_jacobian, results_and_jacobian
 from .gates import ANGLE_GATES
@@ -107,6 +108,8 @@ class _TyxonqDevice(Device):
                 return build_circuit(tape, self.mixed)
             return build_circuit(tape.copy(operations=list(tape.operations) + extra), self.mixed)
 
+        if tape.batch_size is not None and laned(tape, self.mixed):
+            return laned_results(tape, self._pauli_sums)
         if not tape.shots:
             return exact_results(build, tape, self.mixed, self._pauli_sums)
         rng = (config.device_options.get("rng") if config is not None else None) or self._rng

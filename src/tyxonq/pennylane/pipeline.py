@@ -9,8 +9,9 @@
 3. wires, measurements and observables are checked (``DeviceError`` / ``WireError`` naming what
    is refused);
 4. finite shots: measurements whose observables do not commute qubit-wise are split
-   (``split_non_commuting``); parameter broadcasting is expanded (``broadcast_expand``) except
-   where :mod:`.broadcast` evaluates the batch at once.
+   (``split_non_commuting``); parameter broadcasting runs on tyxonq's lanes where
+   :mod:`.broadcast` can, else it is expanded (``broadcast_expand``; always for device
+   derivatives).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pennylane.measurements import (
 from pennylane.operation import Channel
 from pennylane.transforms.core import CompilePipeline
 
+from .broadcast import broadcast_where_needed
 from .circuits import is_state_preparation
 from .gates import ANGLE_GATES, NATIVE_GATES, SKIPPED
 
@@ -140,7 +142,7 @@ def expectations_only(tape: Any, name: str) -> tuple[Any, Any]:
     return (tape,), null_postprocessing
 
 
-def compile_pipeline(device: Any, config: Any, mixed: bool, broadcast: Any = None) -> Any:
+def compile_pipeline(device: Any, config: Any, mixed: bool) -> Any:
     """The device's preprocessing for an execution configuration (see the module docstring).
 
     Examples
@@ -168,5 +170,8 @@ def compile_pipeline(device: Any, config: Any, mixed: bool, broadcast: Any = Non
                               device_wires=device.wires, name=gradient_name,
                               skip_initial_state_prep=False)
         program.add_transform(expectations_only, name=gradient_name)
-    program.add_transform(broadcast if broadcast is not None else qml.transforms.broadcast_expand)
+    if config.gradient_method in {"device", "adjoint"}:
+        program.add_transform(qml.transforms.broadcast_expand)  # derivatives: one set at a time
+    else:
+        program.add_transform(broadcast_where_needed, mixed=mixed)
     return program
