@@ -154,10 +154,10 @@ class _TyxonqDevice(Device):
     def _vjp(self, tape: Any, dy: Any) -> tuple[Any, Any]:
         values, jac = results_and_jacobian(tape.map_to_standard_wires(), self.mixed, self._pauli_sums)
         result = values[0] if len(values) == 1 else tuple(values)
-        dy = np.asarray(dy, dtype=float).reshape(len(values), *np.shape(dy)[1:] if
-                                                 len(values) > 1 else ())
-        vjp = np.tensordot(np.reshape(dy, (len(values),)), jac, axes=1)
-        return result, tuple(np.array(v) for v in vjp) if vjp.size != 1 else np.array(vjp[0])
+        # cotangents: one per measurement (a bare number for one measurement)
+        cotangents = np.reshape(np.asarray(dy, dtype=float), (len(values),))
+        vjp = cotangents @ jac
+        return result, np.array(vjp[0]) if vjp.size == 1 else tuple(np.array(v) for v in vjp)
 
 
 @simulator_tracking
