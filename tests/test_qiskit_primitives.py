@@ -292,6 +292,14 @@ def test_backend_noise_model():
     qc.measure(0, 0)
     counts = Backend(noise_model=model).run(qc, shots=2000, seed_simulator=3).result().get_counts()
     within_errors(counts, {"1": 0.8, "0": 0.2}, 2000)
+    if hasattr(tq.NoiseModel, "from_qiskit"):  # an Aer noise model, converted
+        from qiskit_aer.noise import NoiseModel as AerNoiseModel
+        from qiskit_aer.noise import pauli_error
+
+        aer_model = AerNoiseModel()
+        aer_model.add_all_qubit_quantum_error(pauli_error([("X", 0.2), ("I", 0.8)]), ["x"])
+        counts = Backend(noise_model=aer_model).run(qc, shots=2000, seed_simulator=3).result().get_counts()
+        within_errors(counts, {"1": 0.8, "0": 0.2}, 2000)
 
 
 # -- bad input ----------------------------------------------------------------------------------------
