@@ -13,6 +13,8 @@ import sys
 import warnings
 
 HERE = pathlib.Path(__file__).resolve().parent
+#: the package, and the integrations it does not import itself (they need Qiskit and PennyLane)
+API_MODULES = ("tyxonq", "tyxonq.qiskit", "tyxonq.pennylane")
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>{title} - tyxonq</title>
 <style>body{{max-width:52rem;margin:2rem auto;font-family:sans-serif;line-height:1.5}}
 code,pre{{background:#f4f4f4}}pre{{padding:.6rem;overflow:auto}}table{{border-collapse:collapse}}
@@ -33,7 +35,7 @@ def build_guide(output: pathlib.Path) -> None:
 
 def build_api(output: pathlib.Path) -> None:
     subprocess.run([sys.executable, "-W", "error", "-m", "pdoc", "--docformat", "numpy", "-o",
-                    str(output / "api"), "tyxonq"], check=True)
+                    str(output / "api"), *API_MODULES], check=True)
 
 
 def main() -> int:
