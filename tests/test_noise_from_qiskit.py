@@ -299,6 +299,41 @@ def test_readout_errors_match_aer_counts():
     bits = np.asarray(tq.get_backend().to_numpy(noisy.sample(100_000, seed=5, format="bits")))[:, -3:]
     ours = np.bincount(bits @ [4, 2, 1], minlength=8) / 100_000
     assert np.abs(ours - expected).max() < 0.006
+    # the bits the measurements record are misread as Aer's are (before: exact, silently)
+    records = np.asarray(tq.get_backend().to_numpy(noisy.sample(100_000, seed=6, format="bits", final=False)))
+    ours = np.bincount(records @ [4, 2, 1], minlength=8) / 100_000
+    assert np.abs(ours - expected).max() < 0.006
+
+
+def test_records_of_mid_circuit_measurements_are_misread_as_in_aer():
+    """A qubit measured twice, into bits in another order than its qubits: every record misread
+    through its qubit's matrix, through tyxonq.qiskit.Backend as through Aer (counts within
+    5 standard errors)."""
+    from tyxonq.qiskit import Backend
+
+    model = NoiseModel()
+    model.add_all_qubit_readout_error(ReadoutError([[0.9, 0.1], [0.3, 0.7]]))
+    qc = QuantumCircuit(2, 3)
+    qc.x(0)
+    qc.measure(0, 2)
+    qc.h(1)
+    qc.x(0)
+    qc.measure([0, 1], [0, 1])
+    shots = 40_000
+    ours = bitstring_distribution(Backend(noise_model=model).run(qc, shots=shots, seed_simulator=3)
+                                  .result().get_counts(), 3)
+    theirs = bitstring_distribution(aer_counts(qc, model, shots), 3)
+    assert np.abs(ours - theirs).max() < 5 * np.sqrt(2 * 0.25 / shots)
+
+
+def test_a_condition_on_a_misread_bit_is_refused():
+    c = tq.Circuit(2).x(0)
+    bit = c.measure(0)
+    c.cond(bit).x(1)
+    noisy = c.with_readout([[[0.9, 0.2], [0.1, 0.8]], None])
+    with pytest.raises(ValueError, match=r"misread the bits \[0\], which conditions read"):
+        noisy.sample(10, seed=1)
+    assert noisy.with_readout([None, [[0.9, 0.2], [0.1, 0.8]]]).sample(10, seed=1)  # qubit 1: fine
 
 
 def test_certain_readout_flip_is_exact():

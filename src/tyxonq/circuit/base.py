@@ -524,6 +524,8 @@ class CircuitBase(SimulatorBase, abstract=True):
                                "the samples")
             return format_samples(K, n, format, confusions, seed, bits=bits)
         probabilities = K.cast(K.detach(self.probability()), "float64")
+        # a density matrix's diagonal may hold rounding-level negatives (-1e-35): none is drawn
+        probabilities = (probabilities + K.abs(probabilities)) / 2
         probabilities = probabilities / K.sum(probabilities)
         if sharing() is None:
             indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))

@@ -161,7 +161,7 @@ class DynamicResults(abc.ABC):
             for qubit, bit in terminal:
                 drawn[:, bit] = drawn[:, m + qubit]
             rows = drawn if final else drawn[:, :m]
-        return formatted_rows(K, rows, m, n, format, confusions, final, seed)
+        return formatted_rows(K, rows, m, n, format, confusions, final, seed, circuit.operations)
 
     def conditioned(self, value: Any, acceptance: Any) -> Any:
         """``value / acceptance`` (a result conditioned on the post-selections), refused where the
@@ -443,11 +443,13 @@ def _exact_branches(circuit: Any) -> Any:
 
 
 def formatted_rows(K: ArrayBackend, rows: np.ndarray, m: int, n: int, format: str, confusions: list | None,
-                   final: bool, seed: Any) -> Any:
-    """Rows of classical bits (then final qubits) in ``sample``'s format, the final qubits read
-    through ``confusions``."""
+                   final: bool, seed: Any, operations: Sequence[Operation] = ()) -> Any:
+    """Rows of classical bits (then final qubits) in ``sample``'s format, read through
+    ``confusions``: the final qubits, and each bit recorded by a measurement of ``operations``
+    through its qubit's matrix (:func:`misread_records`)."""
+    if confusions is not None:
+        rows = misread_records(rows.copy(), m, operations, confusions, seed)
     if final and confusions is not None:
-        rows = rows.copy()
         rows[:, m:] = apply_readout_error(rows[:, m:], confusions, np.random.default_rng(readout_seed(seed)))
     formatted = format_samples(K, m + (n if final else 0), format, None, seed, bits=rows)
     if format in ("indices", "bits") or not (final and m):
@@ -455,6 +457,45 @@ def formatted_rows(K: ArrayBackend, rows: np.ndarray, m: int, n: int, format: st
     if format == "bitstrings":
         return [f"{s[:m]} {s[m:]}" for s in formatted]
     return {f"{s[:m]} {s[m:]}": c for s, c in formatted.items()}
+
+
+def misread_records(rows: np.ndarray, m: int, operations: Sequence[Operation], confusions: list,
+                    seed: Any) -> np.ndarray:
+    """``rows`` with each classical bit read through the confusion matrix of the qubit its last
+    measurement measured (a readout error misreads the record, as on hardware and in Aer; a
+    stream of its own, derived from ``seed``). A bit that a condition reads after a misread
+    measurement would steer the circuit by the misread value: refused, as it is not simulated.
+
+    Examples
+    --------
+    >>> import numpy as np, tyxonq as tq
+    >>> c = tq.Circuit(1).x(0)
+    >>> _ = c.measure(0)
+    >>> misread_records(np.array([[1, 1]], dtype=np.int8), 1, c.operations,
+    ...                 [np.array([[0.0, 1.0], [1.0, 0.0]])], seed=1).tolist()   # always misread
+    [[0, 1]]
+    """
+    measured: dict[int, int] = {}
+    steered: set[int] = set()
+    for op in operations:
+        if op.condition is not None:
+            steered.update(bit for bit in op.condition.bits if bit in measured)
+        if op.gate == "measure":
+            measured[op.clbits[0]] = op.qubits[0]
+    misread = {bit: qubit for bit, qubit in measured.items() if bit < m and confusions[qubit] is not None}
+    if not misread:
+        return rows
+    if steered & set(misread):
+        bits = sorted(steered & set(misread))
+        raise ValueError(f"readout errors misread the bits {bits}, which conditions read: the circuit "
+                         "would be steered by misread values, which is not simulated; drop the readout "
+                         "error of those qubits (c.with_readout) or model it as a bit-flip channel "
+                         "before the measurement")
+    stream = np.random.default_rng(None if seed is None else np.random.SeedSequence([int(seed), 0x5EAD, 1]))
+    columns = sorted(misread)
+    matrices = [confusions[misread[bit]] for bit in columns]
+    rows[:, columns] = apply_readout_error(rows[:, columns], matrices, stream)
+    return rows
 
 
 def _lowered_rows(results: DeferredResults, count: int, rng: np.random.Generator, final: bool) -> np.ndarray:

@@ -236,8 +236,14 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         {'1': 5}
         """
         duplicate = self.copy()
+        if confusions is not None:
+            if len(confusions) != self._num_qubits:
+                raise ValueError(f"with_readout got {len(confusions)} entries for {self._num_qubits} "
+                                 "qubit(s): give one confusion matrix or None per qubit")
+            confusions = [None if m is None else confusion_matrices(m, 1, f"confusions[{q}]")[0]
+                          for q, m in enumerate(confusions)]
         duplicate._readout = None if confusions is None or all(m is None for m in confusions) else \
-            list(confusions)  # noqa: SLF001 - a copy of its own class
+            confusions  # noqa: SLF001 - a copy of its own class
         return duplicate
 
     def with_inputs_of(self, other: SimulatorBase) -> SimulatorBase:

@@ -100,18 +100,7 @@ def _diagonalising_key(m: Any) -> tuple:
 
 def _sample_bits(circuit: Any, shots: int, rng: np.random.Generator) -> np.ndarray:
     seed = int(rng.integers(2**31 - 1))
-    try:
-        return np.asarray(circuit.sample(shots, seed=seed, format="bits"), dtype=np.int64)
-    except ValueError as error:
-        # DMCircuit.sample hands a diagonal with rounding-level negative entries (-1e-35) to
-        # Generator.choice, which refuses it; draw from the clipped probabilities instead
-        if "non-negative" not in str(error):
-            raise
-    probabilities = np.clip(np.real(np.asarray(circuit.probability())), 0.0, None)
-    indices = np.random.default_rng(seed).choice(probabilities.size, size=shots,
-                                                 p=probabilities / probabilities.sum())
-    width = circuit.num_qubits
-    return (indices[:, None] >> np.arange(width - 1, -1, -1)) & 1
+    return np.asarray(circuit.sample(shots, seed=seed, format="bits"), dtype=np.int64)
 
 
 def sampled_results(build: Callable[[list[Any]], Any], tape: Any, rng: np.random.Generator,

@@ -360,7 +360,7 @@ class StabilizerCircuit(SimulatorBase):
                     bits[:, bit] = records[:, record]
             final_columns = np.concatenate([bits, final_columns], axis=1)
         return formatted_rows(get_backend(), final_columns.view(np.int8), m, n, format, confusions, final,
-                              seed)
+                              seed, self.operations)
 
     def _reference_sample(self, program: StimProgram) -> np.ndarray:
         """stim's noiseless reference sample of the final circuit (the program's records, then every
