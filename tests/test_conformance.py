@@ -116,6 +116,7 @@ CASES = [
     Case("where", lambda k, d: k.where(d["mask"], d["A"], d["B"])),
     Case("take-rows", lambda k, d: k.take(d["A"], [2, 0, 2])),
     Case("take-axis", lambda k, d: k.take(d["T"], [1, 0], axis=2)),
+    Case("take-grid", lambda k, d: k.take(d["T"], [[1, 0], [0, 0], [1, 1]], axis=-1)),
     Case("flip-axes", lambda k, d: k.flip(d["T"], (0, 2))),
     Case("flip-axis", lambda k, d: k.flip(d["A"], [1])),
     Case("abs", lambda k, d: k.abs(d["A"])),

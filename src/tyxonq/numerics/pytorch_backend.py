@@ -457,7 +457,9 @@ class PyTorchBackend(BackendBase):
     def take(self, x: Any, indices: Any, axis: int = 0) -> Any:
         x = self._tensor(x)
         indices = self.torch.as_tensor(np.asarray(indices, dtype=np.int64), device=x.device)
-        return self.torch.index_select(x, axis % x.ndim, indices)
+        axis %= x.ndim  # NumPy's shape: the indices' axes replace ``axis``
+        taken = self.torch.index_select(x, axis, indices.reshape(-1))
+        return taken.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1:])
 
     def flip(self, x: Any, axes: Sequence[int]) -> Any:
         return self.torch.flip(self._tensor(x), tuple(axes))

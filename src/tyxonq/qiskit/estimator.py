@@ -1,7 +1,8 @@
 """Qiskit's ``EstimatorV2`` on tyxonq: ``StatevectorEstimator``'s interface, tyxonq's simulators.
 
-A PUB is read once: its circuit's distinct Pauli strings (over every observable) become one
-:class:`~tyxonq.qiskit.paulis.PauliTable`; each parameter set is converted once
+A PUB is read once: its circuit's distinct Pauli strings (over every observable) are read
+together (:func:`~tyxonq.operators.state_expectation.state_pauli_values`, NumPy, host tables
+planned once per PUB and kept); each parameter set is converted once
 (``tq.Circuit.from_qiskit``) and every string is read from its state, many states at a time
 (the *state* route, circuits of up to :data:`STATE_QUBITS` qubits), or from tyxonq's
 ``pauli_expectations`` (light cones, shared plans; wider circuits and dynamic ones, whose
@@ -22,8 +23,8 @@ from qiskit.primitives.containers.estimator_pub import EstimatorPub
 from qiskit.primitives.primitive_job import PrimitiveJob
 
 from ..numerics import get_backend
+from ..operators.state_expectation import state_pauli_values
 from .circuits import check_supported, coerced, dynamic, parameter_rows, to_tyxonq
-from .paulis import PauliTable
 
 __all__ = ["EstimatorV2", "STATE_QUBITS"]
 
@@ -141,11 +142,12 @@ def _pauli_values(qc: Any, values: np.ndarray, shape: tuple[int, ...], strings: 
         for flat, (_, row) in enumerate(rows):
             out[flat] = K.to_numpy(to_tyxonq(qc, row).pauli_expectations(strings)).real
         return out
-    table = PauliTable(strings) if qc.num_qubits else None
+    host = get_backend("numpy")
     batch = max(1, _BATCH_AMPLITUDES >> qc.num_qubits)
     for start in range(0, count, batch):
         states = [K.to_numpy(to_tyxonq(qc, row).state()) for _, (_, row) in zip(range(batch), rows)]
-        out[start:start + len(states)] = table.values(np.stack(states)) if table else 1.0
+        stack = np.stack(states).astype(np.complex128, copy=False)
+        out[start:start + len(states)] = state_pauli_values(host, stack, strings) if qc.num_qubits else 1.0
     return out
 
 
