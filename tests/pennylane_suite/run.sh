@@ -37,7 +37,7 @@ printf '%-12s %-40s %s\n' run summary seconds
 for name in qubit qubit_shots mixed mixed_shots; do
     summary="$(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$LOGS/$name.log" | tail -1 | tr -d '=')"
     printf '%-12s %-40s %s\n' "$name" "${summary:-no summary (see $LOGS/$name.log)}" "$(cat "$LOGS/$name.seconds")"
-    if [ "$(cat "$LOGS/$name.rc")" != 0 ] || [ -z "$summary" ] || echo "$summary" | grep -qE 'failed|error'; then
+    if [ "$(cat "$LOGS/$name.rc")" != 0 ] || [ -z "$summary" ] || echo "$summary" | grep -qE '[0-9]+ (failed|errors?)\b'; then
         status=1
         grep -E '^(FAILED|ERROR)' "$LOGS/$name.log" | head -20
     fi
