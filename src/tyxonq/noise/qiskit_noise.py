@@ -84,7 +84,7 @@ def qiskit_error_channel(error: Any) -> Channel:
     >>> error = amplitude_damping_error(0.3).tensor(pauli_error([("I", 1.0)]))  # damps qubit 1
     >>> channel = qiskit_error_channel(error)
     >>> rho = tq.DMCircuit(2).x(0).x(1).channel(channel, 0, 1).state()
-    >>> np.round(np.diag(tq.get_backend().to_numpy(rho)).real, 6).tolist()  # |11> -> 0.3 |10>
+    >>> (np.round(np.diag(tq.get_backend().to_numpy(rho)).real, 6) + 0.0).tolist()  # |11> -> 0.3 |10>
     [0.0, 0.0, 0.3, 0.7]
     """
     from qiskit.quantum_info import SuperOp

@@ -55,7 +55,7 @@ class EstimatorV2(BaseEstimatorV2):
     >>> from qiskit.quantum_info import SparsePauliOp
     >>> qc = QuantumCircuit(2); _ = qc.h(0); _ = qc.cx(0, 1)
     >>> result = EstimatorV2().run([(qc, [SparsePauliOp("ZZ"), SparsePauliOp("XI", 0.5)])]).result()
-    >>> result[0].data.evs.round(12).tolist(), result[0].metadata["route"]
+    >>> (result[0].data.evs.round(12) + 0.0).tolist(), result[0].metadata["route"]  # no -0.0
     ([1.0, 0.0], 'state')
     """
 
