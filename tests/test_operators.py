@@ -193,32 +193,78 @@ def test_energy_gradients_flow_through_both_methods():
     assert torch.is_tensor(grads[0])
 
 
-@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("route", ["backend's choice", "flipped", "term by term"])
 @pytest.mark.parametrize("backend_name", BACKEND_IDS)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
-def test_applying_a_sum_matches_its_dense_matrix(backend_name, grouped, data):
-    """H|v> for a random complex v: grouped by flipped qubits (cached diagonals) or term by term;
-    no warnings (flips of the last two qubits gather by a cached index: PyTorch warned once when
-    it was read-only)."""
+def test_applying_a_sum_matches_its_dense_matrix(backend_name, route, data):
+    """H|v> for a random complex v and a stack of two: grouped by flipped qubits (one sparse
+    product where the backend has them: NumPy with SciPy; else a flip per group), the groups
+    flipped one by one, or term by term; no warnings (flips of the last two qubits gather by a
+    cached index: PyTorch warned once when it was read-only)."""
     import warnings
 
     from tyxonq.operators import pauli_action
 
     n = data.draw(st.integers(1, 5))
     h = data.draw(pauli_sums(n))
+    h = PauliSum(list(h), n)  # a sum of its own: nothing bound by another route kept on it
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
-    vector = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
+    vectors = rng.normal(size=(2, 2 ** n)) + 1j * rng.normal(size=(2, 2 ** n))
     K = make_backend(backend_name)
-    limit = pauli_action.GROUPED_QUBITS
-    pauli_action.GROUPED_QUBITS = limit if grouped else 0
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        if route == "flipped":
+            patch.setattr(pauli_action.BoundPauliSum, "_sparse_groups", lambda self: None)
+        if route == "term by term":
+            patch.setattr(pauli_action, "GROUPED_QUBITS", 0)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            got = pauli_action.apply_pauli_sum(K, K.asarray(vector), h)
-    finally:
-        pauli_action.GROUPED_QUBITS = limit
-    np.testing.assert_allclose(K.to_numpy(got), dense(h) @ vector, atol=1e-10)
+            one = pauli_action.apply_pauli_sum(K, K.asarray(vectors[0]), h)
+            stacked = pauli_action.apply_pauli_sum(K, K.asarray(vectors), h)
+    np.testing.assert_allclose(K.to_numpy(one), dense(h) @ vectors[0], atol=1e-10)
+    np.testing.assert_allclose(K.to_numpy(stacked), vectors @ dense(h).T, atol=1e-10)
+
+
+def test_a_sum_flipping_many_groups_is_one_sparse_product_on_numpy():
+    """Two or more groups that flip qubits become one row-sparse product on a backend with
+    compiled sparse products (SciPy installed); in complex64 too, at single precision."""
+    pytest.importorskip("scipy")
+    from tyxonq.operators import pauli_action
+
+    h = PauliSum([(0.5, "XZI"), (-1.25, "IYY"), (2.0, "ZZZ"), (0.75, "YXI")], 3)
+    rng = np.random.default_rng(3)
+    vector = rng.normal(size=8) + 1j * rng.normal(size=8)
+    for precision, tolerance in (("complex128", 1e-12), ("complex64", 1e-5)):
+        K = make_backend("numpy", dtype=precision)
+        assert K.capabilities.sparse_products
+        bound = pauli_action._bound(K, h, precision)  # noqa: SLF001 - the route taken
+        assert bound._sparse_groups() is not None  # noqa: SLF001
+        got = pauli_action.apply_pauli_sum(K, K.asarray(vector, dtype=precision), h)
+        assert got.dtype == np.dtype(precision)
+        np.testing.assert_allclose(got, dense(h) @ vector, atol=tolerance * 10, rtol=tolerance)
+
+
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("precision", ["complex128", "complex64"])
+def test_row_sparse_products_match_the_dense_matrix(backend_name, precision):
+    """``K.row_sparse(columns, values)`` (a fixed number of entries per row, repeated columns
+    adding up) applied to a vector and to a stack of vectors, against its dense matrix."""
+    rng = np.random.default_rng(5)
+    rows, width = 6, 3
+    columns = rng.integers(0, rows, size=(rows, width))
+    values = (rng.normal(size=(rows, width)) + 1j * rng.normal(size=(rows, width))).astype(precision)
+    matrix = np.zeros((rows, rows), dtype=complex)
+    for i in range(rows):
+        for t in range(width):
+            matrix[i, columns[i, t]] += values[i, t]
+    vectors = (rng.normal(size=(2, rows)) + 1j * rng.normal(size=(2, rows))).astype(precision)
+    K = make_backend(backend_name, dtype=precision)
+    product = K.row_sparse(columns, values)
+    tolerance = 1e-10 if precision == "complex128" else 1e-5
+    np.testing.assert_allclose(K.to_numpy(product(K.asarray(vectors[0]))), matrix @ vectors[0],
+                               rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(K.to_numpy(product(K.asarray(vectors))), vectors @ matrix.T,
+                               rtol=tolerance, atol=tolerance)
 
 
 @pytest.mark.parametrize("backend_name", jax_in_matrix(BACKEND_IDS))

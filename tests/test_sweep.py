@@ -52,6 +52,17 @@ def test_placements_apply_like_the_reference(n, data):
                     data.draw(st.integers(0, 2 ** 16)))
 
 
+@pytest.mark.parametrize("qubits", [(1, 2), (2, 1), (0, 1, 2)])
+@pytest.mark.parametrize("after", [1, 2, 3])
+def test_views_with_few_trailing_entries_apply_like_the_reference(qubits, after):
+    """A view with at most WIDENED_RIGHT trailing entries is applied as ``M ⊗ I_right`` from the
+    right (qubits in and out of order, one and two registers stacked); wider ones by the batch."""
+    n = max(qubits) + 1 + after
+    for lead in (1, 2):
+        placement = check_placement(n, qubits, lead, 1, False, 64, after)
+        assert placement.kind == "view" and placement.view[2] == 2 ** after
+
+
 def test_a_diagonal_past_the_dimension_limit_on_unordered_qubits():
     """Found by the test above: a diagonal that needs more than max_ndim axes is applied as a full
     matrix, so its qubit-order permutation must be the full matrix's (it was the diagonal's)."""

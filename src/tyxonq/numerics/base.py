@@ -209,6 +209,30 @@ class BackendBase:
         """
         return self.real(self.sum(self.conj(state) * apply(state)))
 
+    def row_sparse(self, columns: np.ndarray, values: np.ndarray) -> Callable[[Any], Any]:
+        """The product with the sparse ``N x N`` matrix ``A[i, columns[i, t]] = values[i, t]``
+        (``t`` runs over a fixed number of entries per row; ``columns`` and ``values`` host arrays
+        of shape ``(N, T)``), as a function of a vector ``(N,)`` or a stack ``(batch, N)``. The
+        matrix is prepared once; the product is not differentiated. Here a gather and a sum;
+        backends whose :attr:`~BackendCapabilities.sparse_products` is true override it with a
+        compiled sparse product.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> K = tq.get_backend("numpy")
+        >>> swap = K.row_sparse(np.array([[1], [0]]), np.array([[1.0], [2.0]]))  # [[0, 1], [2, 0]]
+        >>> np.asarray(swap(np.array([3.0, 4.0]))).tolist()
+        [4.0, 6.0]
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        entries = self.constant(np.asarray(values))
+
+        def product(vector: Any) -> Any:
+            return self.sum(entries * self.take(vector, columns, axis=-1), axis=-1)
+
+        return product
+
     def host_readable(self, x: Any) -> bool:
         """Whether :meth:`host_twin` may compute with ``x``'s value in its place: nothing tracks
         or traces it and it lies in host memory (a number always is)."""

@@ -51,6 +51,10 @@ class BackendCapabilities:
         Whether :meth:`ArrayBackend.gradient_node` makes a differentiable node from a value and
         its Jacobian (PyTorch): simulators then differentiate expectation values by their own
         exact methods (one adjoint sweep) inside the library's autograd.
+    sparse_products : bool
+        Whether :meth:`ArrayBackend.row_sparse` builds a compiled sparse product (NumPy with SciPy
+        installed, PyTorch); otherwise it gathers, correct but no faster than the dense routes
+        callers take instead.
 
     Examples
     --------
@@ -68,6 +72,7 @@ class BackendCapabilities:
     distributed: bool
     max_ndim: int
     gradient_nodes: bool = False
+    sparse_products: bool = False
 
     @property
     def compiles_whole_functions(self) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib.util
+from typing import Any, Callable
 
 import numpy as np
 
@@ -36,9 +37,31 @@ class NumpyBackend(ArrayModuleBackend):
         capabilities = BackendCapabilities(
             autodiff="finite-difference", vmap="lanes", jit="none", devices=("cpu",),
             device="cpu", distributed=True, max_ndim=NUMPY_MAX_NDIM,
+            sparse_products=importlib.util.find_spec("scipy") is not None,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)
         prime_allocator()  # megabyte temporaries from glibc's heap, not fresh pages each time
+
+    def row_sparse(self, columns: np.ndarray, values: np.ndarray) -> Callable[[Any], Any]:
+        """:meth:`BackendBase.row_sparse` as a SciPy CSR matrix (one compiled pass over its
+        entries: a 50-term Pauli sum on 16 qubits, 10 ms against 27 ms flipping group by group);
+        the gather where SciPy is not installed. (Row blocks in two threads took 7 against 14 ms
+        alone, but no less inside an adjoint sweep: OpenBLAS's threads hold the second core.)"""
+        if not self.capabilities.sparse_products:
+            return super().row_sparse(columns, values)
+        from scipy.sparse import csr_matrix
+
+        rows, width = np.shape(columns)
+        index_dtype = np.int32 if rows * width < 2 ** 31 else np.int64
+        matrix = csr_matrix((np.asarray(values).reshape(-1),
+                             np.asarray(columns, dtype=index_dtype).reshape(-1),
+                             np.arange(0, rows * width + 1, width, dtype=index_dtype)), shape=(rows, rows))
+
+        def product(vector: Any) -> Any:
+            vector = np.asarray(vector)
+            return matrix @ vector if vector.ndim == 1 else (matrix @ vector.T).T
+
+        return product
 
 
 def numpy_twin(K: Any) -> NumpyBackend:

@@ -8,7 +8,10 @@ Terms flipping the same qubits (their X/Y positions) form a group ``m``; each te
 diagonal ``D_m = sum_t c_t d_t`` (``2^n`` entries). Binding coefficients builds the ``D_m`` once
 (on the host for numbers; by one product with the terms' unit diagonals on the backend for arrays,
 so gradients reach the coefficients); each product with ``H`` then costs one multiplication and
-one flip per group. Beyond :data:`GROUPED_QUBITS` qubits no
+one flip per group; on a backend with compiled sparse products (``sparse_products``: NumPy with
+SciPy) the groups act as one fixed-width sparse matrix instead, ``H[x, x xor mask_m] = D_m(x xor
+mask_m)`` (:meth:`~tyxonq.numerics.ArrayBackend.row_sparse`): one pass over its entries.
+Beyond :data:`GROUPED_QUBITS` qubits no
 ``2^n`` diagonal is kept: a group's terms are applied one by one. A structure may also gather the
 terms within a few neighbouring qubits into dense windows (``block_qubits``, what time evolution
 uses); expectations of a sum without windows never form ``H|psi>`` (:meth:`BoundPauliSum.expectation`).
@@ -24,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics.host import host_values
+from ..numerics.memory import fits_in_memory
 from ..numerics.protocol import ArrayBackend
 from .pauli import PauliSum, checked_pauli_string, pauli_matrix
 from .state_expectation import apply_pauli_string, flip_qubits, pauli_diagonal
@@ -183,6 +187,7 @@ class BoundPauliSum:
         self.diagonals = diagonals
         self.strings = strings or []
         self._expectation_groups: list | None = None
+        self._sparse: Any = None  # the groups as one sparse product; False: they are flipped
 
     def apply(self, state: Any) -> Any:
         """``H|state>``; ``state`` of shape ``(2^n,)`` or a stack ``(batch, 2^n)``."""
@@ -197,13 +202,37 @@ class BoundPauliSum:
                 term = K.matmul(matrix, K.reshape(state, (-1, 2 ** width, 2 ** after)))
             term = K.reshape(term, shape)
             total = term if total is None else total + term
-        for mask, diagonal in self.diagonals:
-            term = flip_qubits(K, diagonal * state, n, mask)
-            total = term if total is None else total + term
+        sparse = self._sparse_groups() if K.host_readable(state) else None
+        if sparse is not None:
+            total = sparse(state) if total is None else total + sparse(state)
+        else:
+            for mask, diagonal in self.diagonals:
+                term = flip_qubits(K, diagonal * state, n, mask)
+                total = term if total is None else total + term
         for coefficient, string in self.strings:
             term = coefficient * apply_pauli_string(K, state, string)
             total = term if total is None else total + term
         return total
+
+    def _sparse_groups(self) -> Any:
+        """The groups as one sparse product (kept), or ``None`` where they are flipped one by one:
+        a backend without compiled sparse products, fewer than two groups that flip qubits (one
+        multiplication and one flip beat a pass over a sparse matrix), diagonals that carry
+        gradients, or a matrix (an index and an entry per group and amplitude) that does not
+        fit in memory."""
+        if self._sparse is None:
+            K, n = self.K, self.n_qubits
+            self._sparse = False
+            if (K.capabilities.sparse_products and sum(1 for mask, _ in self.diagonals if mask) >= 2
+                    and all(K.host_readable(diagonal) for _, diagonal in self.diagonals)
+                    and fits_in_memory(K, len(self.diagonals) * 2 ** n * 3 // 2)):
+                diagonals = [(mask, _readable(K, diagonal)) for mask, diagonal in self.diagonals]
+                rows = np.arange(2 ** n)
+                flips = [sum(1 << (n - 1 - q) for q in mask) for mask, _ in diagonals]
+                columns = np.stack([rows ^ flip for flip in flips], axis=1)
+                values = np.stack([host[rows ^ flip] for flip, (_, host) in zip(flips, diagonals)], axis=1)
+                self._sparse = K.row_sparse(columns, values)
+        return self._sparse or None
 
     def expectation(self, state: Any) -> Any:
         """``<psi|H|psi>`` (complex; its real part for a Hermitian sum) of a state, or of every

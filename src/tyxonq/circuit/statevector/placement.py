@@ -4,7 +4,8 @@ How to apply a ``2^k x 2^k`` matrix to qubits of a register depends only on the 
 register, so it is worked out once (:func:`place`, cached) as a :class:`Placement`:
 
 * ``"view"``: the qubits are adjacent: one ``matmul`` on a 3-d view ``(left, 2^k, right)`` of
-  the array (or ``view @ M^T`` when nothing lies to the right), no copies of the state;
+  the array (or ``view @ M^T`` when nothing lies to the right, ``view @ (M ⊗ I_right)^T`` when
+  little does: :data:`WIDENED_RIGHT`), no copies of the state;
 * ``"diagonal"``: a diagonal matrix on any qubits: one element-wise product with the diagonal
   broadcast over a view that gives each qubit its own axis;
 * ``"moves"``: otherwise the qubits' legs are moved to the front (grouped moves within
@@ -31,6 +32,13 @@ from ...numerics.moves import Move, permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
 
 __all__ = ["Placement", "place", "apply_placed", "apply_matrix"]
+
+
+#: A ``"view"`` with at most this many trailing entries is applied as ``M ⊗ I_right`` from the
+#: right, one product over all rows: a batch of ``(2^k x 2^k) @ (2^k x right)`` products is slow
+#: for tiny ``right`` (measured, NumPy, 16 qubits, a 4-qubit matrix: right = 2: 306 against
+#: 1326 us; right = 4: 555 against 590 us; right = 8: 1047 against 439 us).
+WIDENED_RIGHT = 4
 
 
 @dataclass(frozen=True)
@@ -222,7 +230,11 @@ def apply_placed(K: ArrayBackend, array: Any, matrix: Any, placement: Placement)
         factor = K.reshape(_ordered_matrix(K, matrix, placement, True), placement.factor_shape)
         return K.reshape(K.reshape(array, placement.view) * factor, placement.shape)
     matrix = _ordered_matrix(K, matrix, placement, False)
-    if kind == "view":
+    if kind == "view" and placement.view[2] <= WIDENED_RIGHT:
+        left, size, right = placement.view
+        widened = K.kron(matrix, K.eye(right, dtype=K.dtype_of(matrix)))
+        result = K.matmul(K.reshape(array, (left, size * right)), K.transpose(widened))
+    elif kind == "view":
         result = K.matmul(matrix, K.reshape(array, placement.view))
     elif kind == "right":
         result = K.matmul(K.reshape(array, placement.view), K.transpose(matrix))
