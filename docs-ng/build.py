@@ -7,6 +7,7 @@ Any warning (a broken docstring reference, an unresolvable name) fails the build
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -34,8 +35,11 @@ def build_guide(output: pathlib.Path) -> None:
 
 
 def build_api(output: pathlib.Path) -> None:
+    # PDOC_ALLOW_EXEC: importing PennyLane imports h5py where PySCF installed it (the chem and
+    # test extras), and h5py runs ``uname -p`` at import, which pdoc otherwise refuses
+    environment = dict(os.environ, PDOC_ALLOW_EXEC="1")
     subprocess.run([sys.executable, "-W", "error", "-m", "pdoc", "--docformat", "numpy", "-o",
-                    str(output / "api"), *API_MODULES], check=True)
+                    str(output / "api"), *API_MODULES], check=True, env=environment)
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 from . import (
+    chem,
     circuit,
     evolution,
     geometry,
@@ -76,6 +77,7 @@ __all__ = [
     "gradients",
     "optimize",
     "templates",
+    "chem",
     "evolution",
     "evolve",
     "Circuit",

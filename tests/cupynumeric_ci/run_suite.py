@@ -22,9 +22,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 LEGATE_CPU_CONFIG = "--cpus 1 --gpus 0 --omps 0 --utility 1 --sysmem 4000"
 #: test files this session leaves to the main suite: the framework integrations (Qiskit primitives,
-#: the PennyLane devices, Aer noise models) run on NumPy, PyTorch and JAX and never on cuPyNumeric,
-#: so here they would only repeat the main suite's run (minutes of CI time)
-NOT_ON_CUPYNUMERIC = ("test_qiskit_primitives.py", "test_pennylane_device.py", "test_noise_from_qiskit.py")
+#: the PennyLane devices, Aer noise models) and the molecules (PySCF references) run on NumPy,
+#: PyTorch and JAX and never on cuPyNumeric, so here they would only repeat the main suite's run
+#: (minutes of CI time)
+NOT_ON_CUPYNUMERIC = ("test_qiskit_primitives.py", "test_pennylane_device.py", "test_noise_from_qiskit.py",
+                      "test_chem.py")
 
 
 def cupynumeric_import_error(environment: dict[str, str]) -> str | None:
