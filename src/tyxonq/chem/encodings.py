@@ -159,16 +159,20 @@ def map_ladder_terms(modes: np.ndarray, actions: np.ndarray, coefficients: np.nd
 
 
 def combine_terms(x: np.ndarray, z: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Equal ``(x, z)`` terms added up; exact zeros dropped."""
+    """Equal ``(x, z)`` terms added up (sorted by ``(x, z)``); exact zeros dropped. One sort of
+    a single 64-bit key where both masks fit in 32 bits, else of the two keys (a lexsort)."""
     if len(c) == 0:
         return x, z, c
-    keys = np.stack([x, z], axis=1)
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    total = (np.bincount(inverse, weights=c.real, minlength=len(unique))
-             + 1j * np.bincount(inverse, weights=c.imag, minlength=len(unique)))
+    if int(np.max(x | z)) < 2 ** 32:
+        order = np.argsort((x << np.uint64(32)) | z, kind="stable")
+    else:
+        order = np.lexsort((z, x))
+    x, z, c = x[order], z[order], c[order]
+    starts = np.concatenate([[True], (x[1:] != x[:-1]) | (z[1:] != z[:-1])])
+    groups = np.cumsum(starts) - 1
+    total = (np.bincount(groups, weights=c.real) + 1j * np.bincount(groups, weights=c.imag))
     keep = total != 0
-    return unique[keep, 0], unique[keep, 1], total[keep]
+    return x[starts][keep], z[starts][keep], total[keep]
 
 
 def to_pauli_letters(x: np.ndarray, z: np.ndarray, c: np.ndarray, n_qubits: int,
