@@ -77,7 +77,8 @@ def main() -> int:
             records.append({"row": row, "engine": "tencirchem (civector)",
                             "status": f"failed: {error!r}"[:200]})
     try:
-        records.append(tencirchem_curve(options["quick"]))
+        if options.get("curve", True):
+            records.append(tencirchem_curve(options["quick"]))
     except Exception as error:  # noqa: BLE001
         records.append({"row": "b", "engine": "tencirchem (civector)", "status": f"failed: {error!r}"[:200]})
     print(json.dumps(records))

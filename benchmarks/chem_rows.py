@@ -1,7 +1,7 @@
 """Molecules side by side: tq.chem against PennyLane, OpenFermion, TenCirChem and ffsim, every
 result checked before it is timed.
 
-    PYTHONPATH=src python benchmarks/chem_rows.py [--quick] [--repeat 3]
+    PYTHONPATH=src python benchmarks/chem_rows.py [--quick] [--repeat 3] [--rows a b c]
         [--peer-python PATH] [--output benchmarks/results/chem_rows.json]
 
 Rows:
@@ -229,10 +229,10 @@ def ffsim_energy(row: str, repeat: int) -> dict:
 
 
 # -- the peers in their own environment ---------------------------------------------------
-def peer_rows(python: str, rows: list[dict], quick: bool, repeat: int) -> list[dict]:
-    """TenCirChem's and ffsim's records from ``chem_peer_worker.py`` run by ``python``."""
-    command = [python, str(HERE / "chem_peer_worker.py"), json.dumps({"rows": rows, "quick": quick,
-                                                                      "repeat": repeat})]
+def peer_rows(python: str, rows: list[str], quick: bool, repeat: int, curve: bool) -> list[dict]:
+    """TenCirChem's records from ``chem_peer_worker.py`` run by ``python``."""
+    command = [python, str(HERE / "chem_peer_worker.py"),
+               json.dumps({"rows": rows, "quick": quick, "repeat": repeat, "curve": curve})]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -249,10 +249,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peer-python", default=None,
                         help="a Python with tencirchem installed (its own venv)")
+    parser.add_argument("--rows", nargs="*", default=["a", "b", "c"], choices=["a", "b", "c"])
     parser.add_argument("--output", default=str(HERE / "results" / "chem_rows.json"))
     args = parser.parse_args()
     repeat = 0 if args.quick else args.repeat
     gradient_rows = [("a-water", WATER, None)] + ([] if args.quick else [("a-N2", N2, (10, 8))])
+    gradient_rows = gradient_rows if "a" in args.rows else []
     distances = np.linspace(0.8, 3.0, 3 if args.quick else 20)
     records: list[dict] = []
     reference: dict[str, np.ndarray] = {}
@@ -284,7 +286,7 @@ def main() -> int:
             records.append({"row": row, "engine": "ffsim (energy only)",
                             "status": f"failed: {error!r}"[:200]})
     curves = (("tyxonq (civector)", tyxonq_curve), ("pennylane (lightning adjoint)", pennylane_curve))
-    for engine, make in curves:
+    for engine, make in curves if "b" in args.rows else ():
         if engine.startswith("pennylane") and args.quick:
             continue
         warm, best, errors = timed(make(distances), 0)
@@ -292,7 +294,7 @@ def main() -> int:
         records.append({"row": "b", "engine": engine, "warm_s": warm, "best_s": best, "deviation": worst,
                         "check": "ok" if worst < CHEMICAL_ACCURACY else "MISMATCH",
                         "note": f"{len(distances)} points, worst error to FCI"})
-    if not args.quick:
+    if not args.quick and "c" in args.rows:
         builds = {}
         for engine, make in (("tyxonq", tyxonq_build), ("openfermion", openfermion_build),
                              ("pennylane", pennylane_build)):
@@ -304,7 +306,8 @@ def main() -> int:
             if record["row"] == "c":
                 record["check"] = "ok" if record["deviation"] < 1e-8 else "MISMATCH"
     if args.peer_python:
-        records += peer_rows(args.peer_python, [r for r, _, _ in gradient_rows], args.quick, repeat)
+        records += peer_rows(args.peer_python, [r for r, _, _ in gradient_rows], args.quick, repeat,
+                             "b" in args.rows)
     fastest = {}
     for record in records:
         if "best_s" in record and not record["engine"].startswith("tyxonq"):

@@ -13,8 +13,8 @@ those pairs, so ``exp(θ G)`` is a rotation of every pair:
 written for every backend as ``v + (cos θ - 1) m v + sin θ (s_full * v[partner])`` (gathers and
 products: differentiable by PyTorch's and JAX's autograd). The Hamiltonian is the sector's dense
 matrix (PySCF's ``pspace`` on the determinants, converted to this order), built once. On NumPy the
-gradient is exact by an adjoint sweep: ``dE/dθ_k = 2 <λ_k| G_k |v_k>`` with ``λ = H v`` carried
-backwards, all real.
+gradient is exact by an adjoint sweep over each excitation's pairs (:mod:`~tyxonq.chem.pair_sweep`):
+``dE/dθ_k = 2 <λ_k| G_k |v_k>`` with ``λ = H v`` carried backwards, all real.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ..numerics import get_backend
 from ..numerics.dual import Dual, is_traced
 from ..numerics.memory import fits_in_memory
 from .molecule import ActiveSpace
+from .pair_sweep import pair_rotations, pair_sweep_energy_and_grad
 
 __all__ = ["SectorBasis", "ExcitationAction", "CIEngine", "sector_dimension"]
 
@@ -160,7 +161,9 @@ class CIEngine:
         self.partners = np.stack([v[0] for v in vectors]) if vectors else np.zeros((0, size), np.int64)
         self.masks = np.stack([v[1] for v in vectors]) if vectors else np.zeros((0, size))
         self.signs = np.stack([v[2] for v in vectors]) if vectors else np.zeros((0, size))
+        self.rotations = pair_rotations(self.actions)
         self.hamiltonian = sector_hamiltonian(space, self.basis)
+        self.host_hamiltonian = _host_product(self.hamiltonian)
         self.reference = np.zeros(size)
         self.reference[self.basis.hartree_fock()] = 1.0
 
@@ -205,29 +208,25 @@ class CIEngine:
         return K.sum(vector * K.matmul(K.asarray(self.hamiltonian, K.real_dtype), vector))
 
     def energy_and_grad(self, params: np.ndarray, gradient: bool = True) -> tuple[float, np.ndarray]:
-        """The energy and its exact gradient on the host (NumPy, float64): one forward sweep, one
-        product with ``H`` and one backward sweep undoing each rotation."""
-        params = np.asarray(params, dtype=float)
-        vector = self.reference.copy()
-        cosines, sines = np.cos(params), np.sin(params)
-        for k in range(len(self.actions)):
-            vector = self._rotated(vector, k, cosines[k], sines[k])
-        lam = self.hamiltonian @ vector
-        energy = float(vector @ lam)
-        if not gradient:
-            return energy, np.zeros(0)
-        result = np.zeros(len(params))
-        for k in range(len(self.actions) - 1, -1, -1):
-            generated = self.signs[k] * vector[self.partners[k]]  # G_k v
-            result[k] = 2.0 * float(lam @ generated)
-            # undo the rotation on both: exp(-θ G) = rotation by -θ
-            vector = self._rotated(vector, k, cosines[k], -sines[k])
-            lam = self._rotated(lam, k, cosines[k], -sines[k])
-        return energy, result
+        """The energy and its exact gradient on the host (NumPy, float64): one sweep over each
+        excitation's pairs (:mod:`~tyxonq.chem.pair_sweep`), one product with ``H``, one sweep back."""
+        return pair_sweep_energy_and_grad(self.rotations, self.host_hamiltonian, self.reference,
+                                          np.asarray(params, dtype=float), gradient)
 
-    def _rotated(self, vector: np.ndarray, k: int, cosine: float, sine: float) -> np.ndarray:
-        rotated = vector + (cosine - 1) * self.masks[k] * vector
-        return rotated + sine * self.signs[k] * vector[self.partners[k]]
+
+#: The host sweep multiplies by a SciPy CSR copy of the sector Hamiltonian when at most this share
+#: of its entries is nonzero (only determinants differing in two orbitals or fewer couple; N2 in a
+#: (10, 8) space: 10% nonzero, 1.9 against 4.1 ms a product; water: 32%, dense as fast).
+SPARSE_SHARE = 0.2
+
+
+def _host_product(hamiltonian: np.ndarray) -> Any:
+    """The sector Hamiltonian for host products: CSR when sparse enough (SciPy), else itself."""
+    if np.count_nonzero(hamiltonian) > SPARSE_SHARE * hamiltonian.size:
+        return hamiltonian
+    from scipy.sparse import csr_matrix
+
+    return csr_matrix(hamiltonian)
 
 
 def sector_hamiltonian(space: ActiveSpace, basis: SectorBasis) -> np.ndarray:
