@@ -9,6 +9,7 @@ gradients (on NumPy).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -92,7 +93,6 @@ class MolecularAnsatz:
         if order not in ORDERS:
             raise ValueError(f"order={order!r} is not a spin-orbital order; expected one of {ORDERS}")
         self.mapping, self.order, self.two_qubit_reduction = mapping, order, two_qubit_reduction
-        self.hamiltonian: PauliSum = molecular_hamiltonian(self.space, mapping, order, two_qubit_reduction)
         self.reference = hartree_fock_bits(self.space.n_orbitals, self.space.n_alpha, self.space.n_beta,
                                            mapping, order, two_qubit_reduction)
         self.params: np.ndarray | None = None
@@ -110,9 +110,15 @@ class MolecularAnsatz:
         raise NotImplementedError
 
     # -- shared ---------------------------------------------------------------------------
+    @functools.cached_property
+    def hamiltonian(self) -> PauliSum:
+        """The active space's qubit Hamiltonian in this ansatz's mapping (made on first use: the
+        CI-vector engine never needs it)."""
+        return molecular_hamiltonian(self.space, self.mapping, self.order, self.two_qubit_reduction)
+
     @property
     def n_qubits(self) -> int:
-        return self.hamiltonian.n_qubits
+        return len(self.reference)
 
     def _checked_params(self, params: Any) -> Any:
         K = get_backend()

@@ -10,6 +10,7 @@ PennyLane's order); amplitudes start from MP2 or CCSD (PySCF) or zeros.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -86,7 +87,6 @@ class UCC(MolecularAnsatz):
         super().__init__(molecule, active_space, mapping, order, two_qubit_reduction)
         self.excitations = list(excitations)
         self.init = init
-        self._rotations = [self._rotations_of(e) for e in self.excitations]
         self._initial: np.ndarray | None = None
         if engine == "civector" and order != "blocked":
             raise ValueError("engine='civector' works in the blocked order; use order='blocked'")
@@ -126,6 +126,12 @@ class UCC(MolecularAnsatz):
     def n_params(self) -> int:
         return len(self.excitations)
 
+    @functools.cached_property
+    def rotations(self) -> list[list[tuple[str, tuple[int, ...], float]]]:
+        """Each excitation's Pauli rotations ``(letters, qubits, -2 c_k)`` in this mapping (made
+        on first use, by :meth:`circuit`)."""
+        return [self._rotations_of(e) for e in self.excitations]
+
     def _rotations_of(self, excitation: Excitation) -> list[tuple[str, tuple[int, ...], float]]:
         """``(letters, qubits, -2 c_k)`` of each Pauli string of the excitation's generator."""
         n_modes = 2 * self.space.n_orbitals
@@ -143,7 +149,7 @@ class UCC(MolecularAnsatz):
         return rotations
 
     def append_layers(self, circuit: Circuit, params: Any) -> Circuit:
-        for k, rotations in enumerate(self._rotations):
+        for k, rotations in enumerate(self.rotations):
             for letters, qubits, factor in rotations:
                 circuit.exp_pauli(letters, qubits, theta=factor * params[k],
                                   decompose=len(qubits) > DIRECT_ROTATION_QUBITS)
