@@ -19,6 +19,7 @@ gradient is exact by an adjoint sweep over each excitation's pairs (:mod:`~tyxon
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from math import comb
 from typing import Any, Sequence
@@ -157,10 +158,6 @@ class CIEngine:
         self.basis = SectorBasis.of(space.n_orbitals, space.n_alpha, space.n_beta)
         size = len(self.basis)
         self.actions = [ExcitationAction.of(self.basis, e.particles, e.holes) for e in excitations]
-        vectors = [a.rotation_vectors(size) for a in self.actions]
-        self.partners = np.stack([v[0] for v in vectors]) if vectors else np.zeros((0, size), np.int64)
-        self.masks = np.stack([v[1] for v in vectors]) if vectors else np.zeros((0, size))
-        self.signs = np.stack([v[2] for v in vectors]) if vectors else np.zeros((0, size))
         self.rotations = pair_rotations(self.actions)
         self.hamiltonian = sector_hamiltonian(space, self.basis)
         self.host_hamiltonian = _host_product(self.hamiltonian)
@@ -170,6 +167,12 @@ class CIEngine:
     @property
     def dimension(self) -> int:
         return len(self.basis)
+
+    @functools.cached_property
+    def full_vectors(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each excitation's ``(partner, mask, s)`` over the whole CI vector, for the backends'
+        differentiable sweep (made on first use)."""
+        return [a.rotation_vectors(self.dimension) for a in self.actions]
 
     @staticmethod
     def fits(space: ActiveSpace) -> bool:
@@ -182,11 +185,11 @@ class CIEngine:
         """The CI vector ``prod_k exp(θ_k G_k) |HF>`` on the active backend (real)."""
         K = get_backend()
         vector = K.asarray(self.reference, K.real_dtype)
-        for k in range(len(self.actions)):
+        for k, (partners, mask, signs) in enumerate(self.full_vectors):
             theta = params[k]
-            partner = K.take(vector, self.partners[k])
-            vector = vector + (K.cos(theta) - 1) * (K.asarray(self.masks[k], K.real_dtype) * vector) \
-                + K.sin(theta) * (K.asarray(self.signs[k], K.real_dtype) * partner)
+            partner = K.take(vector, partners)
+            vector = vector + (K.cos(theta) - 1) * (K.asarray(mask, K.real_dtype) * vector) \
+                + K.sin(theta) * (K.asarray(signs, K.real_dtype) * partner)
         return vector
 
     def energy(self, params: Any) -> Any:
