@@ -391,3 +391,17 @@ def test_auto_takes_the_ci_vector_and_reports_it():
     assert UCCSD(molecule("h2"), order="interleaved").report()["engine"] == "statevector"
     with pytest.raises(ValueError, match="engine='gpu'"):
         UCCSD(molecule("h2"), engine="gpu")
+
+
+@pytest.mark.parametrize("geometry, space", [
+    ("Li 0 0 0; H 0 0 1.6", None), ("O 0 0 0.1173; H 0 0.7572 -0.4692; H 0 -0.7572 -0.4692", (4, 4))])
+def test_symmetry_drops_forbidden_excitations_and_no_energy(geometry, space):
+    """With ``symmetry=True`` the ansatz keeps the excitations whose irreps multiply to the
+    totally symmetric one: fewer amplitudes, the same optimised energy."""
+    plain = UCCSD(Molecule(geometry), active_space=space)
+    screened = UCCSD(Molecule(geometry, symmetry=True), active_space=space)
+    assert screened.molecule.orbital_irreps is not None and plain.molecule.orbital_irreps is None
+    assert screened.n_params < plain.n_params
+    assert abs(screened.kernel() - plain.kernel()) < 1e-8
+    with pytest.raises(TypeError, match="symmetry="):
+        Molecule(geometry, symmetry="yes")

@@ -30,6 +30,10 @@ from .fermion import ORDERS, FermionOperator, spin_orbital
 
 __all__ = ["Molecule", "ActiveSpace", "molecular_hamiltonian", "fermionic_hamiltonian"]
 
+#: linear molecules' point groups and the Abelian subgroups whose irreps PySCF labels by ids that
+#: multiply by XOR
+LINEAR_SUBGROUPS = {"Dooh": "D2h", "Coov": "C2v"}
+
 
 def _pyscf() -> Any:
     try:
@@ -75,6 +79,10 @@ class Molecule:
     unit : {"angstrom", "bohr"}
     mole : pyscf.gto.Mole, optional
         A built PySCF molecule instead of ``atom`` (its basis, charge and spin are used).
+    symmetry : bool
+        Use the point group (PySCF's, reduced to D2h or a subgroup of it for linear molecules):
+        symmetry-adapted orbitals with irreps (:attr:`orbital_irreps`), so that ansätze drop the
+        excitations the symmetry forbids. The geometry may be reoriented; energies are unchanged.
 
     Examples
     --------
@@ -84,7 +92,7 @@ class Molecule:
     """
 
     def __init__(self, atom: Any = None, basis: str = "sto-3g", charge: int = 0, spin: int = 0,
-                 unit: str = "angstrom", mole: Any = None) -> None:
+                 unit: str = "angstrom", mole: Any = None, symmetry: bool = False) -> None:
         gto, scf, *_ = _pyscf()
         if mole is None:
             if atom is None:
@@ -96,7 +104,10 @@ class Molecule:
                 raise ValueError(f"spin={spin} must be non-negative (2S, the unpaired electrons)")
             if str(unit).lower() not in ("angstrom", "bohr", "a", "b"):
                 raise ValueError(f"unit={unit!r} must be 'angstrom' or 'bohr'")
-            mole = gto.Mole(atom=atom, basis=basis, charge=charge, spin=spin, unit=unit, verbose=0)
+            if not isinstance(symmetry, bool):
+                raise TypeError(f"symmetry={symmetry!r} must be True or False")
+            mole = gto.Mole(atom=atom, basis=basis, charge=charge, spin=spin, unit=unit, verbose=0,
+                            symmetry=symmetry)
             electrons = _electron_count(mole)
             if (electrons - spin) % 2:
                 raise ValueError(f"{electrons} electrons cannot have spin={spin} (2S): the number of "
@@ -106,12 +117,25 @@ class Molecule:
             except (KeyError, RuntimeError, ValueError) as error:
                 raise ValueError(f"PySCF could not build the molecule (basis={basis!r}, atom={atom!r}): "
                                  f"{error}") from error
+            if symmetry and mole.groupname in LINEAR_SUBGROUPS:  # irreps that multiply by XOR
+                mole.symmetry_subgroup = LINEAR_SUBGROUPS[mole.groupname]
+                mole.build()
         self.mole = mole
         self.mean_field = (scf.RHF if mole.spin == 0 else scf.ROHF)(mole)
         self.mean_field.verbose = 0
         self.mean_field.kernel()
         if not self.mean_field.converged:
             raise RuntimeError("the mean-field calculation did not converge; check the geometry")
+
+    @functools.cached_property
+    def orbital_irreps(self) -> np.ndarray | None:
+        """Each molecular orbital's irrep (PySCF's ids in D2h or a subgroup: the irrep of a
+        product is the XOR of the ids), or ``None`` without ``symmetry``."""
+        if not self.mole.symmetry:
+            return None
+        from pyscf.scf import hf_symm
+
+        return np.asarray(hf_symm.get_orbsym(self.mole, self.mean_field.mo_coeff), dtype=np.int64)
 
     # -- sizes and reference energies -------------------------------------------------------
     @property

@@ -85,7 +85,7 @@ class UCC(MolecularAnsatz):
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r}; expected one of {ENGINES}")
         super().__init__(molecule, active_space, mapping, order, two_qubit_reduction)
-        self.excitations = list(excitations)
+        self.excitations = self._allowed(list(excitations))
         self.init = init
         self._initial: np.ndarray | None = None
         if engine == "civector" and order != "blocked":
@@ -125,6 +125,25 @@ class UCC(MolecularAnsatz):
     @property
     def n_params(self) -> int:
         return len(self.excitations)
+
+    def _allowed(self, excitations: list[Excitation]) -> list[Excitation]:
+        """The excitations the molecule's point group allows (all of them without ``symmetry``):
+        those whose orbitals' irreps multiply to the totally symmetric one. A forbidden one has a
+        zero gradient wherever the allowed ones lead, so dropping it changes no energy."""
+        irreps = None if self.molecule is None else self.molecule.orbital_irreps
+        if irreps is None:
+            return excitations
+        n = self.space.n_orbitals
+        core = (self.molecule.n_electrons - self.space.n_electrons) // 2
+        active = irreps[core:core + n]
+
+        def product(excitation: Excitation) -> int:
+            value = 0
+            for mode in excitation.particles + excitation.holes:
+                value ^= int(active[mode % n if self.order == "blocked" else mode // 2])
+            return value
+
+        return [e for e in excitations if product(e) == 0]
 
     @functools.cached_property
     def rotations(self) -> list[list[tuple[str, tuple[int, ...], float]]]:
