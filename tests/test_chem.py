@@ -372,7 +372,7 @@ def test_the_ci_vector_engine_equals_the_state_vector_route(name, space, ansatz)
     assert abs(np.linalg.norm(full[basis.indices]) - 1) < 1e-10  # nothing leaves the sector
 
 
-@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax", "cupynumeric-logic"]))
 def test_the_ci_vector_engine_differentiates_on_every_backend(backend_name):
     ucc = UCCSD(molecule("lih"), active_space=(2, 3), engine="civector")
     params = np.random.default_rng(3).normal(scale=0.3, size=ucc.n_params)
@@ -382,6 +382,15 @@ def test_the_ci_vector_engine_differentiates_on_every_backend(backend_name):
         got_value, got_gradient = tq.value_and_grad(ucc.energy)(K.asarray(params, dtype=K.real_dtype))
     assert abs(float(K.to_numpy(got_value)) - value) < 1e-10
     np.testing.assert_allclose(K.to_numpy(got_gradient), gradient, atol=1e-10)
+
+
+def test_amplitudes_name_their_orbitals():
+    ucc = UCCSD(molecule("h2"))
+    table = ucc.amplitudes()
+    assert [row["excitation"] for row in table] == ucc.excitations
+    assert table[0]["orbitals"] == ((1, "alpha"), (1, "beta"), (0, "alpha"), (0, "beta"))
+    assert table[0]["amplitude"] == pytest.approx(ucc.initial_params()[0])
+    assert tq.chem.kUpCCGSD is KUpCCGSD and tq.chem.pUCCD is PUCCD
 
 
 def test_auto_takes_the_ci_vector_and_reports_it():

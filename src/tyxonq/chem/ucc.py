@@ -25,7 +25,8 @@ from .encodings import map_to_masks, reduce_parity_qubits, to_pauli_letters
 from .fermion import FermionOperator, spin_orbital
 from .molecule import ActiveSpace, Molecule
 
-__all__ = ["Excitation", "UCC", "UCCSD", "KUpCCGSD", "PUCCD", "uccsd_excitations", "paired_doubles"]
+__all__ = ["Excitation", "UCC", "UCCSD", "KUpCCGSD", "PUCCD", "kUpCCGSD", "pUCCD", "uccsd_excitations",
+           "paired_doubles"]
 
 INITS = ("mp2", "ccsd", "zeros")
 ENGINES = ("auto", "civector", "statevector")
@@ -107,6 +108,27 @@ class UCC(MolecularAnsatz):
         if self.ci is None:
             return super().energy_and_grad(params)
         return self.ci.energy_and_grad(np.asarray(self._checked_params(params), dtype=float))
+
+    def amplitudes(self, params: Any = None) -> list[dict]:
+        """Each excitation with its orbitals and amplitude (``params``: the optimised ones after
+        :meth:`kernel`, else the initial ones): ``{"excitation", "orbitals", "amplitude"}``, the
+        orbitals as ``(active orbital, "alpha" | "beta")``, particles first, then holes.
+
+        Examples
+        --------
+        >>> from tyxonq.chem import Molecule
+        >>> UCCSD(Molecule("H 0 0 0; H 0 0 0.74"), init="zeros").amplitudes()[0]["orbitals"]
+        ((1, 'alpha'), (1, 'beta'), (0, 'alpha'), (0, 'beta'))
+        """
+        values = np.asarray(self._checked_params(params), dtype=float)
+        n = self.space.n_orbitals
+
+        def orbital(mode: int) -> tuple[int, str]:
+            orbital, spin = (mode % n, mode // n) if self.order == "blocked" else (mode // 2, mode % 2)
+            return orbital, ("alpha", "beta")[spin]
+
+        return [{"excitation": e, "orbitals": tuple(orbital(m) for m in e.particles + e.holes),
+                 "amplitude": float(v)} for e, v in zip(self.excitations, values)]
 
     def report(self) -> dict:
         """Which engine computes the energy and the sizes it chose between.
@@ -345,3 +367,8 @@ class KUpCCGSD(UCC):
 
     def initial_params(self) -> np.ndarray:
         return np.random.default_rng(self.seed).normal(scale=0.05, size=self.n_params)
+
+
+#: the names TyxonQ and TenCirChem users know
+kUpCCGSD = KUpCCGSD
+pUCCD = PUCCD
