@@ -301,18 +301,23 @@ def test_ucc_gradients_match_finite_differences(engine):
         assert abs(finite - gradient[k]) < 1e-7
 
 
-@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "jax"]))
-def test_ucc_energies_and_gradients_on_every_backend(backend_name):
-    """``tq.value_and_grad(ansatz.energy)`` through the circuit on PyTorch and JAX equals
-    NumPy's adjoint sweep."""
-    ucc = UCCSD(molecule("h2"), engine="statevector")
-    params = np.array([0.3, -0.2, 0.1])
+def assert_backend_matches_numpy(ucc, params, backend_name):
+    """``tq.value_and_grad(ucc.energy)`` on ``backend_name`` equals NumPy's ``energy_and_grad``."""
     value, gradient = ucc.energy_and_grad(params)
     K = make_backend(backend_name)
     with tq.use_backend(K):
         got_value, got_gradient = tq.value_and_grad(ucc.energy)(K.asarray(params, dtype=K.real_dtype))
     assert abs(float(K.to_numpy(got_value)) - value) < 1e-10
     np.testing.assert_allclose(K.to_numpy(got_gradient), gradient, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "jax"]))
+def test_ucc_energies_and_gradients_on_every_backend(backend_name):
+    """``tq.value_and_grad(ansatz.energy)`` through the circuit on PyTorch and JAX equals
+    NumPy's adjoint sweep."""
+    ucc = UCCSD(molecule("h2"), engine="statevector")
+    params = np.array([0.3, -0.2, 0.1])
+    assert_backend_matches_numpy(ucc, params, backend_name)
 
 
 def test_uccsd_reaches_fci_and_the_mappings_agree_at_the_optimum():
@@ -376,12 +381,7 @@ def test_the_ci_vector_engine_equals_the_state_vector_route(name, space, ansatz)
 def test_the_ci_vector_engine_differentiates_on_every_backend(backend_name):
     ucc = UCCSD(molecule("lih"), active_space=(2, 3), engine="civector")
     params = np.random.default_rng(3).normal(scale=0.3, size=ucc.n_params)
-    value, gradient = ucc.energy_and_grad(params)
-    K = make_backend(backend_name)
-    with tq.use_backend(K):
-        got_value, got_gradient = tq.value_and_grad(ucc.energy)(K.asarray(params, dtype=K.real_dtype))
-    assert abs(float(K.to_numpy(got_value)) - value) < 1e-10
-    np.testing.assert_allclose(K.to_numpy(got_gradient), gradient, atol=1e-10)
+    assert_backend_matches_numpy(ucc, params, backend_name)
 
 
 def test_amplitudes_name_their_orbitals():

@@ -121,6 +121,7 @@ class Molecule:
                 mole.symmetry_subgroup = LINEAR_SUBGROUPS[mole.groupname]
                 mole.build()
         self.mole = mole
+        self._spaces: dict[tuple[int, int], ActiveSpace] = {}
         self.mean_field = (scf.RHF if mole.spin == 0 else scf.ROHF)(mole)
         self.mean_field.verbose = 0
         self.mean_field.kernel()
@@ -177,27 +178,19 @@ class Molecule:
         """PySCF's CASCI energy in ``active_space = (electrons, orbitals)`` (all: FCI)."""
         _, _, _, mcscf, _, _ = _pyscf()
         electrons, orbitals = self._checked_space(active_space)
-        solver = mcscf.CASCI(self.mean_field, orbitals, self._active_electrons(electrons))
-        solver.verbose = 0
-        return float(solver.kernel()[0])
+        return float(_solved(mcscf.CASCI(self.mean_field, orbitals, self._active_electrons(electrons))).e_tot)
 
     @functools.cached_property
     def ccsd_solver(self) -> Any:
         """PySCF's converged CCSD solver (``.t1``, ``.t2``; computed on first use)."""
         *_, cc, _ = _pyscf()
-        solver = cc.CCSD(self.mean_field)
-        solver.verbose = 0
-        solver.kernel()
-        return solver
+        return _solved(cc.CCSD(self.mean_field))
 
     @functools.cached_property
     def mp2_solver(self) -> Any:
         """PySCF's MP2 solver (``.t2``; computed on first use)."""
         *_, mp = _pyscf()
-        solver = mp.MP2(self.mean_field)
-        solver.verbose = 0
-        solver.kernel()
-        return solver
+        return _solved(mp.MP2(self.mean_field))
 
     # -- active spaces ---------------------------------------------------------------------
     def _checked_space(self, active_space: tuple[int, int] | None) -> tuple[int, int]:
@@ -235,13 +228,17 @@ class Molecule:
         >>> space.n_orbitals, space.two_body.shape
         (2, (2, 2, 2, 2))
         """
-        gto, scf, ao2mo, mcscf, *_ = _pyscf()
         electrons, orbitals = self._checked_space(active_space)
-        n_alpha, n_beta = self._active_electrons(electrons)
-        solver = mcscf.CASCI(self.mean_field, orbitals, (n_alpha, n_beta))
-        one_body, constant = solver.get_h1eff()
-        two_body = ao2mo.restore(1, solver.get_h2eff(), orbitals)
-        return ActiveSpace(float(constant), np.asarray(one_body), np.asarray(two_body), n_alpha, n_beta)
+        if (electrons, orbitals) not in self._spaces:  # kept: every ansatz of the space reads it
+            _, _, ao2mo, mcscf, *_ = _pyscf()
+            n_alpha, n_beta = self._active_electrons(electrons)
+            solver = mcscf.CASCI(self.mean_field, orbitals, (n_alpha, n_beta))
+            one_body, constant = solver.get_h1eff()
+            one_body, two_body = np.array(one_body), np.array(ao2mo.restore(1, solver.get_h2eff(), orbitals))
+            one_body.flags.writeable = two_body.flags.writeable = False  # shared: nobody may change it
+            self._spaces[electrons, orbitals] = ActiveSpace(float(constant), one_body, two_body,
+                                                            n_alpha, n_beta)
+        return self._spaces[electrons, orbitals]
 
     def hamiltonian(self, active_space: tuple[int, int] | None = None, mapping: str = "jordan_wigner",
                     order: str = "blocked", two_qubit_reduction: bool = False,
@@ -262,6 +259,13 @@ class Molecule:
     def __repr__(self) -> str:
         return (f"Molecule({self.mole.atom!r}, basis={self.mole.basis!r}, charge={self.mole.charge}, "
                 f"spin={self.mole.spin})")
+
+
+def _solved(solver: Any) -> Any:
+    """A PySCF solver, quiet, after its ``kernel()``."""
+    solver.verbose = 0
+    solver.kernel()
+    return solver
 
 
 def _electron_count(mole: Any) -> int:
