@@ -32,6 +32,7 @@ import math
 import numbers
 import os
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,26 @@ class Communicator:
 
     def barrier(self) -> None:
         """Wait for every rank."""
+
+    def exchange(self, array: Any, partner: int) -> Any:
+        """Send ``array`` to rank ``partner`` and return the array of the same shape and dtype that
+        ``partner`` sends back (both ranks call it, each naming the other). This engine has no
+        point-to-point transfer, so every rank's array is all-gathered (the same result; each rank
+        receives ``size - 1`` arrays instead of one: warned once).
+
+        Examples
+        --------
+        >>> SingleProcess().exchange(np.arange(3.0), 0).tolist()
+        [0.0, 1.0, 2.0]
+        """
+        self._check_partner(partner)
+        _warn_gathered_exchange(self.name)
+        return self.all_gather(array)[partner]
+
+    def _check_partner(self, partner: int) -> None:
+        if isinstance(partner, bool) or not isinstance(partner, numbers.Integral) \
+                or not 0 <= partner < self.size:
+            raise ValueError(f"partner={partner!r} must be a rank in [0, {self.size})")
 
     def close(self) -> None:
         """Leave the run (the process may not join another with this engine afterwards)."""
@@ -118,6 +139,21 @@ class SingleProcess(Communicator):
 
     def broadcast(self, array: Any, root: int = 0) -> np.ndarray:
         return np.array(array)
+
+    def exchange(self, array: Any, partner: int) -> Any:
+        self._check_partner(partner)
+        return np.array(array)
+
+
+_WARNED_GATHERED: set[str] = set()
+
+
+def _warn_gathered_exchange(engine: str) -> None:
+    if engine not in _WARNED_GATHERED:
+        _WARNED_GATHERED.add(engine)
+        warnings.warn(f"the {engine!r} engine has no point-to-point transfer: each exchange of a "
+                      "sharded state all-gathers the halves (the same results; more data moves and "
+                      "each rank holds every rank's half for a moment)", RuntimeWarning, stacklevel=3)
 
 
 def _as_real_parts(array: Any) -> tuple[np.ndarray, bool]:
@@ -180,6 +216,28 @@ class TorchCommunicator(Communicator):
 
     def barrier(self) -> None:
         self.dist.barrier()
+
+    def exchange(self, array: Any, partner: int) -> Any:
+        """A pairwise exchange by ``isend``/``irecv`` (gloo, or NCCL between GPUs); a torch tensor
+        is sent from where it lives and the received one comes back there, anything else as a
+        host array."""
+        self._check_partner(partner)
+        torch = self.torch
+        given_tensor = isinstance(array, torch.Tensor)
+        tensor = array if given_tensor else torch.as_tensor(np.ascontiguousarray(array))
+        device = tensor.device
+        if self.backend == "nccl" and tensor.device.type != "cuda":
+            tensor = tensor.to(self.device)
+        was_complex = tensor.is_complex()
+        outgoing = (torch.view_as_real(tensor) if was_complex else tensor).contiguous()
+        incoming = torch.empty_like(outgoing)
+        requests = self.dist.batch_isend_irecv([self.dist.P2POp(self.dist.isend, outgoing, partner),
+                                                self.dist.P2POp(self.dist.irecv, incoming, partner)])
+        for request in requests:
+            request.wait()
+        received = torch.view_as_complex(incoming) if was_complex else incoming
+        received = received.to(device)
+        return received if given_tensor else received.numpy()
 
     def close(self) -> None:
         if self.dist.is_initialized():
@@ -334,6 +392,20 @@ class MPICommunicator(Communicator):
 
     def barrier(self) -> None:
         self.comm.Barrier()
+
+    #: MPI counts elements in an int: larger exchanges go in pieces of this many bytes
+    EXCHANGE_PIECE_BYTES = 1 << 30
+
+    def exchange(self, array: Any, partner: int) -> np.ndarray:
+        """A pairwise ``Sendrecv`` (in pieces of at most :data:`EXCHANGE_PIECE_BYTES`)."""
+        self._check_partner(partner)
+        outgoing = np.ascontiguousarray(array).reshape(-1)
+        incoming = np.empty_like(outgoing)
+        step = max(1, self.EXCHANGE_PIECE_BYTES // max(outgoing.itemsize, 1))
+        for start in range(0, max(outgoing.size, 1), step):
+            piece = slice(start, start + step)
+            self.comm.Sendrecv(outgoing[piece], dest=partner, recvbuf=incoming[piece], source=partner)
+        return incoming.reshape(np.shape(array))
 
 
 def _abort_on_uncaught_exceptions(comm: Any) -> None:

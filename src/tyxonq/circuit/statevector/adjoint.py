@@ -45,7 +45,7 @@ from .sweep import (
     zero_state,
 )
 
-__all__ = ["adjoint_sweep"]
+__all__ = ["adjoint_sweep", "block_traces", "transition_on", "traced_entries"]
 
 #: A transition over a view with at most this many trailing entries is one ``tensordot`` rather
 #: than a batch of ``(2^k x right) @ (right x 2^k)`` products (measured, 14 qubits, 4-qubit
@@ -80,12 +80,7 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
     max_ndim = K.capabilities.max_ndim
     program = sweep_program(num_qubits, operations, max_ndim)
     matrices = bind_matrices(K, operations)
-    traced = {b: entries for b, block in enumerate(program.blocks)
-              if (entries := [(position, member, slot, index)
-                              for position, member in enumerate(block.members)
-                              for slot, index in wanted.get(member, ())])}
-    keep = {b: sorted({entry[0] for entry in entries}) for b, entries in traced.items()
-            if not program.blocks[b].diagonal}
+    traced, keep = traced_entries(program, wanted)
     prefixes: dict[int, list[Any]] = {}
     operators = block_operators(K, program, matrices, keep, prefixes)
     psi = zero_state(K, num_qubits) if state is None else state
@@ -114,17 +109,11 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
                 transition = _transition(K, kept[b], carried, block, num_qubits, max_ndim)
             else:
                 transition = _transition(K, carried[0], carried[1], block, num_qubits, max_ndim)
-            generators = [_generator(K, operations[m], j, matrices[m]) for _, m, _, j in entries]
-            embedded = _embedded_generators(K, block, entries, [g for g, _ in generators], max_ndim)
-            if block.diagonal:
-                pieces.append(K.matmul(embedded, transition))
-            else:
-                prefix = K.stack([prefixes[b][keep[b].index(entry[0])] for entry in entries])
-                suffix = K.matmul(operators[b], K.conj(K.transpose(prefix, (0, 2, 1))))
-                heisenberg = K.matmul(K.matmul(suffix, embedded), K.conj(K.transpose(suffix, (0, 2, 1))))
-                pieces.append(K.sum(heisenberg * K.transpose(transition), axis=(1, 2)))
+            piece, block_factors = block_traces(K, operations, matrices, block, entries, transition,
+                                                operators[b], prefixes.get(b), keep.get(b), max_ndim)
+            pieces.append(piece)
             slots += [entry[2] for entry in entries]
-            factors += [factor for _, factor in generators]
+            factors += block_factors
         if b == first:
             break
         placement = block.placement if kept is not None else block.stacked_placement
@@ -136,16 +125,51 @@ def adjoint_sweep(K: ArrayBackend, operations: Sequence[Operation], num_qubits: 
     return float(K.to_numpy(value)), gradient
 
 
+def traced_entries(program: Any, wanted: dict[int, list[tuple[int, int]]]
+                   ) -> tuple[dict[int, list[Entry]], dict[int, list[int]]]:
+    """The blocks that carry wanted angles with their entries, and (non-diagonal blocks) the
+    member positions whose prefix products the backward sweep needs."""
+    traced = {b: entries for b, block in enumerate(program.blocks)
+              if (entries := [(position, member, slot, index)
+                              for position, member in enumerate(block.members)
+                              for slot, index in wanted.get(member, ())])}
+    keep = {b: sorted({entry[0] for entry in entries}) for b, entries in traced.items()
+            if not program.blocks[b].diagonal}
+    return traced, keep
+
+
+def block_traces(K: ArrayBackend, operations: Sequence[Operation], matrices: Sequence[Any], block: SweepBlock,
+                 entries: list[Entry], transition: Any, operator: Any, prefixes: list[Any] | None,
+                 kept: list[int] | None, max_ndim: int) -> tuple[Any, list[complex]]:
+    """``Tr(A_g X)`` for every entry of a block (linear in the transition ``X``: partial
+    transitions give partial traces) and the factors ``dE/dθ = 2 Re(factor * trace)`` takes."""
+    generators = [_generator(K, operations[m], j, matrices[m]) for _, m, _, j in entries]
+    embedded = _embedded_generators(K, block, entries, [g for g, _ in generators], max_ndim)
+    if block.diagonal:
+        return K.matmul(embedded, transition), [factor for _, factor in generators]
+    prefix = K.stack([prefixes[kept.index(entry[0])] for entry in entries])
+    suffix = K.matmul(operator, K.conj(K.transpose(prefix, (0, 2, 1))))
+    heisenberg = K.matmul(K.matmul(suffix, embedded), K.conj(K.transpose(suffix, (0, 2, 1))))
+    return K.sum(heisenberg * K.transpose(transition), axis=(1, 2)), [factor for _, factor in generators]
+
+
 def _transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, n: int, max_ndim: int) -> Any:
     """``X[a, b] = sum_rest psi[a, rest] conj(lambda[b, rest])`` over the block's qubits (only its
     diagonal, for a diagonal block)."""
-    if block.diagonal:
-        single = place(block.qubits, n, diagonal=True, max_ndim=max_ndim)
+    return transition_on(K, psi, lam, block.qubits, block.diagonal, n, max_ndim)
+
+
+def transition_on(K: ArrayBackend, psi: Any, lam: Any, qubits: tuple[int, ...], diagonal: bool, n: int,
+                  max_ndim: int) -> Any:
+    """``X[a, b] = sum_rest psi[a, rest] conj(lambda[b, rest])`` over ascending ``qubits`` of an
+    ``n``-qubit register (only its diagonal, for a ``diagonal`` block)."""
+    if diagonal:
+        single = place(qubits, n, diagonal=True, max_ndim=max_ndim)
         if single.kind == "diagonal":
             summed = tuple(i for i, f in enumerate(single.factor_shape) if f == 1)
             product = K.reshape(psi * K.conj(lam), single.view)
             return K.reshape(K.sum(product, axis=summed) if summed else product, (single.size,))
-    placement = place(block.qubits, n, max_ndim=max_ndim)
+    placement = place(qubits, n, max_ndim=max_ndim)
     size, rest = placement.size, 2 ** n // placement.size
     if placement.kind == "view":
         left, _, right = placement.view
@@ -160,7 +184,7 @@ def _transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, n: int, 
         moved_psi = K.reshape(permute(K, psi, placement.to_front), (size, rest))
         moved_lam = K.reshape(permute(K, lam, placement.to_front), (size, rest))
         transition = K.matmul(moved_psi, K.transpose(K.conj(moved_lam)))
-    return K.diag(transition) if block.diagonal else transition
+    return K.diag(transition) if diagonal else transition
 
 
 def _generator(K: ArrayBackend, op: Operation, index: int, matrix: Any) -> tuple[Any, complex]:
