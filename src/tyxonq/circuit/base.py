@@ -240,6 +240,9 @@ class CircuitBase(SimulatorBase, abstract=True):
         what = f"the probabilities of {len(qubits)} qubit(s)"
         if (basis := self._basis_route()) is not None:
             return K.asarray(one_hot(2 ** len(qubits), basis.index(qubits)), K.real_dtype)
+        if self._sharded_route((), "marginal_probability"):
+            return K.asarray(self._sharded_result(lambda state: state.marginal(qubits),
+                                                  np.zeros(2 ** len(qubits))), K.real_dtype)
         n, ops, kind = self._num_qubits, list(self._operations), self.inputs_kind()
         network = lambda: density_network(n, ops, kind, qubits, diagonal=True)  # noqa: E731
         value = self._routed(lambda: self._evaluate(("marginal", qubits), network, (2 ** len(qubits),), what),
@@ -343,10 +346,13 @@ class CircuitBase(SimulatorBase, abstract=True):
         :meth:`_strings_from_state`) where that is estimated cheaper on this machine than their
         light cones (:meth:`_state_route_chosen`; only where :meth:`_state_fits`, and not while
         exact gradients trace the circuit), or ``forced``; else ``None``."""
+        K = get_backend()
+        if not self._is_traced() and self._sharded_route(strings, "pauli_expectations", forced):
+            return K.asarray(self._sharded_result(lambda state: state.pauli_values(strings),
+                                                  np.zeros(len(strings)), strings), K.real_dtype)
         if not forced and not (self._state_fits(traced=False)
                                and self._state_route_chosen(strings, "pauli_expectations")):
             return None
-        K = get_backend()
         state = self.state()  # a rehearsal records its route here
         if rehearsing():
             return placeholder(K, (len(strings),))
@@ -356,6 +362,34 @@ class CircuitBase(SimulatorBase, abstract=True):
         """Whether the state route applies (in memory; ``traced``: also while exact gradients
         trace the circuit)."""
         raise NotImplementedError  # pragma: no cover - Circuit and DMCircuit have their own
+
+    # -- a state sharded across the ranks of a distributed run (a hook: Circuit has one) ------
+    def _state_shards(self, copies: int = 1) -> Any:
+        """The communicator whose ranks would share this circuit's state vector (``copies``:
+        state vectors a result holds at once), or ``None`` where the state is not sharded."""
+        return None
+
+    def _sharded_route(self, strings: Sequence[str], what: str, forced: bool = False,
+                       copies: int = 1) -> bool:
+        """Whether ``what`` takes the sharded state: it is sharded (:meth:`_state_shards`) and
+        either estimated cheaper than the strings' light cones or those do not fit one rank's
+        budget, even sliced (``forced``: the state route asked for; no ``strings``: a result
+        without light cones to compare, marginals, amplitudes and samples of a state too large
+        for one rank)."""
+        if self._state_shards(copies) is None:
+            return False
+        if forced or not strings or self._state_route_chosen(strings, what):
+            return True
+        try:
+            # planned (and kept) as the cones would be: refused where they do not fit
+            self.pauli_requests([s for s in strings if set(s) != {"I"}])
+        except ContractionTooLarge:
+            return True
+        return False
+
+    def _sharded_result(self, read: Any, rehearsed: Any, strings: Sequence[str] = ()) -> Any:
+        """``read(state)`` of the sharded state (Circuit's); ``rehearsed`` in a rehearsal."""
+        raise NotImplementedError  # pragma: no cover - only simulators with _state_shards
 
     def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
         """The strings' real values read from :meth:`state`'s result."""
@@ -373,7 +407,8 @@ class CircuitBase(SimulatorBase, abstract=True):
         one network per group is built and costed too. The counts are kept per structure and
         strings; the rates are this machine's."""
         density = not self.has_state_vector()
-        key = (self.structure_key(), tuple(strings), density, get_backend().compiling())
+        key = (self.structure_key(), tuple(strings), density, get_backend().compiling(),
+               self._state_shards() is not None)
         costs = _ROUTE_COSTS.get(key)
         if costs is None:
             if len(_ROUTE_COSTS) >= _ROUTE_COSTS_ENTRIES:
@@ -527,6 +562,12 @@ class CircuitBase(SimulatorBase, abstract=True):
         if self.is_dynamic() or not final:
             require_sample_memory(shots, n + self.num_clbits, format, bits=True)
             return self._dynamic_results().samples(shots, seed, format, confusions, final)
+        if method in ("auto", "state") and self._sharded_route((), "sample") \
+                and (method == "state" or self._basis_route() is None):
+            require_sample_memory(shots, n, format, bits=confusions is not None)
+            indices = self._sharded_result(lambda state: state.sample_indices(shots, seed),
+                                           np.zeros(0, dtype=np.int64))
+            return format_samples(K, n, format, confusions, seed, indices=K.asarray(indices, "int64"))
         chosen = sampling_method(self, method)
         require_sample_memory(shots, n, format, bits=chosen != "state" or confusions is not None)
         if rehearsing():  # planned, not run: nothing to sample from

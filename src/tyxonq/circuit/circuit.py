@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, checked_flag, checked_state_vector
+from ..numerics.distributed import communicator
+from ..numerics.dual import TracingError
 from ..numerics.lanes import Lanes, LanesError
 from ..numerics.memory import fits_in_memory, require_memory
 from ..numerics.protocol import ArrayBackend
@@ -22,10 +26,14 @@ from .contraction.network import amplitude_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
 from .contraction.route_costs import RouteCost, network_cost, readout_passes, sweep_cost
 from .differentiation.node import expectation_node, recorded_angles
+from .operations.fusion import MAX_BLOCK_QUBITS
 from .refusals import NoisyCircuitError
 from .simulator import dynamic_route
 from .statevector.lanes import lane_state, stacks_states
 from .statevector.placement import apply_matrix, apply_placed, place
+from .statevector.sharded import sharded_sweep
+from .statevector.sharded_adjoint import sharded_adjoint
+from .statevector.sharding_report import record_sharding, sharded_sweep_cost
 from .statevector.sweep import sweep_program, sweep_state
 
 __all__ = ["Circuit", "NoisyCircuitError"]  # the refusal lives in .refusals; kept importable from here
@@ -141,6 +149,9 @@ class Circuit(CircuitBase):
         if (basis := self._basis_route()) is not None:
             K = get_backend()
             return K.asarray(basis.phase if tuple(bits) == basis.bits else 0j, K.dtype)
+        if self._sharded_route((), "amplitude"):
+            K = get_backend()
+            return K.asarray(self._sharded_result(lambda state: state.amplitude(bits), 0j), K.dtype)
         n, ops, given = self._num_qubits, list(self._operations), self._inputs is not None
         return self._routed(lambda: self._evaluate(("amplitude",), lambda: amplitude_network(n, ops, given),
                                                    (), "amplitude()", bits=bits),
@@ -153,12 +164,78 @@ class Circuit(CircuitBase):
         estimated cheaper on this machine (:meth:`_state_route_chosen`; the state only where it
         fits in memory)."""
         strings = [string for _, string in hamiltonian]
+        copies = 3 if self._is_traced() or recorded_angles(self, hamiltonian) is not None else 1
+        if method in ("auto", "state") and self._sharded_route(strings, "expectation(PauliSum)",
+                                                               method == "state", copies):
+            return self._sharded_pauli_sum(hamiltonian, hermitian)
         if method == "state" or (method == "auto" and self._state_fits(traced=True)
                                  and self._state_route_chosen(strings, "expectation(PauliSum)")):
             observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, hamiltonian),
                                        lambda K, stack: pauli_sum_expectation(K, stack, hamiltonian))
             return self.dense_expectation(observable, hermitian=hermitian)
         return super()._pauli_sum_value(hamiltonian, "lightcone" if method == "auto" else method, hermitian)
+
+    # -- a state sharded across the ranks of a distributed run ------------------------------
+    def _state_shards(self, copies: int = 1) -> Any:
+        """The communicator whose ranks share this circuit's state
+        (:mod:`~tyxonq.circuit.statevector.sharded`): in a distributed run of ``2^k`` ranks, a
+        noiseless, non-dynamic circuit without lanes whose ``copies`` state vectors (one for
+        values, three for an exact gradient: what one process would need) exceed one rank's
+        memory budget (:func:`~tyxonq.numerics.memory.memory_budget`) while a shard and an exchange
+        buffer (half a shard) fit, with at least
+        :data:`~tyxonq.circuit.operations.fusion.MAX_BLOCK_QUBITS` local
+        qubits; else ``None``. No array the sharded route makes is larger than a shard; a rank
+        holds ``copies`` of them at once (``tq.rehearse`` reports it)."""
+        comm = communicator()
+        size, n = comm.size, self._num_qubits
+        if size == 1 or size & (size - 1) or self.is_noisy() or self.is_dynamic() \
+                or self._lanes() is not None:
+            return None
+        K = get_backend()
+        local = n - (size.bit_length() - 1)
+        if local < MAX_BLOCK_QUBITS or fits_in_memory(K, copies * 2 ** n) \
+                or not fits_in_memory(K, 3 * 2 ** local // 2):
+            return None
+        return comm
+
+    def _sharded_result(self, read: Any, rehearsed: Any, strings: Sequence[str] = (), copies: int = 1) -> Any:
+        """``read(state)`` of this circuit's state sharded over the run's ranks (the same on every
+        rank); in a rehearsal the plan is recorded (``strings``: the Pauli strings read) and
+        ``rehearsed`` returned."""
+        K, comm = get_backend(), self._state_shards(copies)
+        n, ops = self._num_qubits, list(self._operations)
+        if rehearsing():
+            record_sharding(K, comm.size, n, ops, self._inputs is not None, copies, strings)
+            return rehearsed
+        comm.agree((self.structure_key(), n, comm.size), "the sharded circuit")
+        return read(sharded_sweep(K, comm, n, ops, self.input_state(K)))
+
+    def _sharded_pauli_sum(self, hamiltonian: Any, hermitian: bool) -> Any:
+        """A Pauli sum's expectation on the sharded state; with traced angles its exact gradient
+        by the sharded adjoint sweep."""
+        K = get_backend()
+        if self._is_traced():
+            if not hermitian:
+                raise TracingError("exact gradients need a real objective: use hermitian=True")
+            from .differentiation.traced import traced_expectation
+
+            comm = self._state_shards(3)
+
+            def sweep(K: ArrayBackend, plain: Any, wanted: dict, count: int) -> tuple[float, Any]:
+                if rehearsing():  # planned, not run: a zero value and gradient
+                    record_sharding(K, comm.size, plain.num_qubits, plain.operations,
+                                    plain.input_state(K) is not None, 3,
+                                    [string for _, string in hamiltonian], gradient=True)
+                    return 0.0, np.zeros(count)
+                comm.agree((plain.structure_key(), plain.num_qubits, comm.size), "the sharded circuit")
+                return sharded_adjoint(K, comm, plain.operations, plain.num_qubits, plain.input_state(K),
+                                       hamiltonian, wanted, count)[:2]
+            return traced_expectation(self, lambda c: c.expectation(hamiltonian), None, sweep=sweep)
+        if hermitian and (slots := recorded_angles(self, hamiltonian)) is not None:
+            return expectation_node(self, slots, lambda c: c.expectation(hamiltonian))
+        value = self._sharded_result(lambda state: state.expectation(hamiltonian), 0.0,
+                                     [string for _, string in hamiltonian])
+        return K.asarray(value, K.real_dtype if hermitian else K.dtype)
 
     def _state_fits(self, traced: bool) -> bool:
         """Whether the state route applies: a noiseless circuit whose state fits in memory
@@ -171,6 +248,9 @@ class Circuit(CircuitBase):
         :data:`SWEEP_MAX_QUBITS` qubits (not while compiling), else its network contracted -- then
         the strings read from it."""
         K, n = get_backend(), self._num_qubits
+        if (comm := self._state_shards()) is not None:
+            program = sweep_program(n, self._operations, K.capabilities.max_ndim)
+            return sharded_sweep_cost(program, comm.size, strings, self._inputs is not None)
         if n <= SWEEP_MAX_QUBITS and not K.compiling():
             program = sweep_program(n, self._operations, K.capabilities.max_ndim)
             blocks = [(len(block.qubits), block.diagonal) for block in program.blocks]

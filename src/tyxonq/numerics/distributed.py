@@ -26,6 +26,8 @@ with ``script.py`` calling ``tq.distributed.initialize()``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime
 import hashlib
 import math
@@ -33,13 +35,13 @@ import numbers
 import os
 import sys
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 __all__ = ["Communicator", "SingleProcess", "TorchCommunicator", "JaxCommunicator", "MPICommunicator",
            "DistributedMismatchError", "initialize", "communicator", "finalize", "joined",
-           "detect_launcher", "jax_run_settings", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
+           "detect_launcher", "jax_run_settings", "use_communicator", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
 
 #: how long a collective (or joining the run) may wait for the other ranks
 DEFAULT_TIMEOUT_SECONDS = 300.0
@@ -500,14 +502,41 @@ def _checked_timeout(timeout: Any) -> float:
     return float(timeout)
 
 
+_IN_USE: contextvars.ContextVar[Communicator | None] = contextvars.ContextVar("tyxonq_communicator",
+                                                                              default=None)
+
+
 def communicator() -> Communicator:
-    """The active communicator (:class:`SingleProcess` until :func:`initialize` joins a run)."""
-    return _ACTIVE[0]
+    """The active communicator: the one :func:`use_communicator` gives the current block, else
+    the run's (:class:`SingleProcess` until :func:`initialize` joins a run)."""
+    in_use = _IN_USE.get()
+    return _ACTIVE[0] if in_use is None else in_use
+
+
+@contextlib.contextmanager
+def use_communicator(comm: Communicator) -> Iterator[Communicator]:
+    """Within the block (and the thread or task running it), share work over ``comm`` instead of
+    the run's communicator: a group of the run's ranks, say, or ranks simulated by threads.
+
+    Examples
+    --------
+    >>> with use_communicator(SingleProcess()) as comm:
+    ...     communicator() is comm
+    True
+    """
+    if not isinstance(comm, Communicator):
+        raise TypeError(f"comm={comm!r} must be a tq.distributed.Communicator (initialize(comm=...) wraps "
+                        "an mpi4py communicator)")
+    token = _IN_USE.set(comm)
+    try:
+        yield comm
+    finally:
+        _IN_USE.reset(token)
 
 
 def joined() -> bool:
     """Whether :func:`initialize` joined a launcher's run (of any number of ranks)."""
-    return not isinstance(_ACTIVE[0], SingleProcess)
+    return not isinstance(communicator(), SingleProcess)
 
 
 def finalize() -> None:

@@ -29,8 +29,8 @@ __all__ = ["ContractionReport", "rehearsal", "rehearsing", "record", "rehearse",
 #: dynamic circuit's shots (branches of its state vector, of an untruncated MPS, or its deferred-
 #: measurement circuit's samplers); then the routes of the simulators that contract no network (an
 #: MPS; stim's tableau and frames; Pauli strings carried backwards through a Clifford circuit)
-ROUTE_ORDER = ("basis-state", "sweep", "contraction", "sliced", "exact-mps", "branches", "mps-branches",
-               "deferred", "mps", "stabilizer", "pauli-propagation")
+ROUTE_ORDER = ("basis-state", "sharded-state", "sweep", "contraction", "sliced", "exact-mps", "branches",
+               "mps-branches", "deferred", "mps", "stabilizer", "pauli-propagation")
 
 _LOG: contextvars.ContextVar[list | None] = contextvars.ContextVar("tyxonq_rehearsal", default=None)
 
@@ -106,6 +106,11 @@ class ContractionReport:
         Each choice between exact routes made by estimated cost on this machine
         (:func:`~tyxonq.circuit.calibration.cheapest_route`): what, the route taken, and every
         candidate's estimated seconds per call.
+    sharding : ShardingReport, optional
+        For a state vector sharded across the ranks of a distributed run (route
+        ``"sharded-state"``): the ranks, the global qubits, the swaps, the exchanges and bytes each
+        rank sends, and the shards' size
+        (:class:`~tyxonq.circuit.statevector.sharding_report.ShardingReport`).
     propagation : PropagationReport, optional
         For Pauli strings carried backwards through a stabilizer circuit (route
         ``"pauli-propagation"``): how many strings they become
@@ -130,6 +135,7 @@ class ContractionReport:
     slices: int = 0
     choices: tuple[RouteChoice, ...] = ()
     propagation: Any = None
+    sharding: Any = None
 
     @property
     def log10_flops(self) -> float:
@@ -146,7 +152,8 @@ class ContractionReport:
                 + (f"; {self.slices} slices" if self.slices else "")
                 + (f"; route: {' then '.join(self.routes)}" if self.routes else "")
                 + "".join(f"; chose {choice}" for choice in dict.fromkeys(self.choices))
-                + (f"; {self.propagation}" if self.propagation is not None else ""))
+                + (f"; {self.propagation}" if self.propagation is not None else "")
+                + (f"; {self.sharding}" if self.sharding is not None else ""))
 
 
 def _report(log: list, K: ArrayBackend) -> ContractionReport:
@@ -158,7 +165,12 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
     routes: dict[str, None] = {}
     slices = 0
     choices = []
+    sharding = None
     for kind, details in log:
+        if kind == "sharding":
+            sharding = details["report"]
+            memory = max(memory, sharding.shard_bytes * 3 // 2)  # the largest arrays: a shard, half of one
+            continue
         if kind == "slices":
             slices += details["count"]
             continue
@@ -190,7 +202,8 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         cost=cost, memory_bytes=memory, available_bytes=available, fits=memory <= available,
         planning_seconds=sum(plan.planning_seconds for plan in plans),
         estimated_seconds=estimated_seconds(cost), sweeps=sweeps,
-        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices, choices=tuple(choices))
+        routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices, choices=tuple(choices),
+        sharding=sharding)
 
 
 def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:

@@ -43,7 +43,8 @@ def plain_operations(operations: list[Operation]) -> list[Operation]:
 
 def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
                        apply_observable: Callable[[Any, Any], Any],
-                       requests: Callable[[Any], list] | None = None) -> Dual:
+                       requests: Callable[[Any], list] | None = None,
+                       sweep: Callable[..., tuple[float, np.ndarray]] | None = None) -> Dual:
     """A real expectation of a circuit with traced angles, as a Dual (with its Hessian when the
     angles carry one: the shift rule applied to the exact angle gradient, :func:`_angle_hessian`).
 
@@ -51,7 +52,8 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     ``apply_observable(K, state)`` applies the (Hermitian) observable to a state vector;
     ``requests(plain_circuit)``, when given, are the expectation's contractions: the adjoint
     method then runs reverse mode through them instead of sweeping the state vector when that is
-    cheaper or the state does not fit (:func:`uses_contraction`).
+    cheaper or the state does not fit (:func:`uses_contraction`). ``sweep(K, plain_circuit,
+    wanted, slot_count)``, when given, replaces the adjoint sweep (a sharded state's).
     """
     if active_gradient_method() != "adjoint":
         return parameter_shift_dual(circuit, evaluate)
@@ -60,7 +62,10 @@ def traced_expectation(circuit: Any, evaluate: Callable[[Any], Any],
     slots = _slots(circuit)
     wanted = _wanted(slots)
     contractions = requests(plain) if requests is not None else None
-    if contractions is not None and uses_contraction(K, plain, contractions):
+    if sweep is not None:
+        def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
+            return sweep(K, c, wanted, len(slots))
+    elif contractions is not None and uses_contraction(K, plain, contractions):
         def value_and_gradient(c: Any) -> tuple[float, np.ndarray]:
             values, gradients = value_and_angle_gradients(K, c.operations, c.input_state(K),
                                                           contractions, wanted, len(slots))

@@ -4,8 +4,8 @@ with respect to every gate angle, with no rank holding more than its shards of `
 
 The forward sweep is :func:`~tyxonq.circuit.statevector.sharded.sharded_sweep`'s; ``lambda`` comes
 from :meth:`~tyxonq.circuit.statevector.sharded.ShardedState.apply_pauli_sum`. Backwards, the plan's
-steps run in reverse on ``psi`` and ``lambda`` stacked (one exchange carries both halves of a swap,
-which is its own inverse; a block is undone by its adjoint). A block's transition matrix
+steps run in reverse on ``psi`` and ``lambda`` (a swap is its own inverse, a block is undone by its
+adjoint; the two are kept apart, so that no array is larger than a shard). A block's transition matrix
 ``X = Tr_rest |psi_B><lambda_B|`` is a sum over the ranks' amplitudes, and every angle's derivative
 is linear in it (:func:`~tyxonq.circuit.statevector.adjoint.block_traces`): each rank adds up its
 partial traces and one all-reduce at the end carries the value and every derivative.
@@ -37,13 +37,12 @@ from .sweep import SweepBlock, bind_matrices, block_operators, sweep_program
 __all__ = ["sharded_adjoint"]
 
 
-def _sharded_transition(K: ArrayBackend, stacked: Any, block: SweepBlock, positions: tuple[int, ...],
+def _sharded_transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, positions: tuple[int, ...],
                         rank: int, k: int, n: int) -> Any:
     """This rank's part of the block's transition (in the block's qubit order): over its local
     qubits, placed at the entries its global bits select (diagonal blocks; others are local)."""
     local = [(i, p - k) for i, p in enumerate(positions) if p >= k]
     fixed = tuple((i, rank_bit(rank, k, p)) for i, p in enumerate(positions) if p < k)
-    psi, lam = stacked[0], stacked[1]
     max_ndim = K.capabilities.max_ndim
     if not local:
         partial = K.reshape(K.sum(psi * K.conj(lam)), (1,))
@@ -95,19 +94,19 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
     run_plan(state, plan, program, operators)
     lam = state.apply_pauli_sum(hamiltonian)
     value = K.sum(K.conj(state.shard) * lam)
-    stacked = K.stack([state.shard, lam])
+    psi = state.shard
     pieces: list[Any] = []
     slots: list[int] = []
     factors: list[complex] = []
     first = min(traced) if traced else len(program.blocks)
     for step in reversed(plan.steps):
-        if isinstance(step, Swap):
-            stacked = state.swap(stacked, step, lead=2)
+        if isinstance(step, Swap):  # psi and lambda one after the other: no array larger than a shard
+            psi, lam = state.swap(psi, step), state.swap(lam, step)
             continue
         assert isinstance(step, BlockStep)
         b, block = step.index, program.blocks[step.index]
         if b in traced:
-            transition = _sharded_transition(K, stacked, block, step.positions, comm.rank, k, num_qubits)
+            transition = _sharded_transition(K, psi, lam, block, step.positions, comm.rank, k, num_qubits)
             piece, block_factors = block_traces(K, operations, matrices, block, traced[b], transition,
                                                 operators[b], prefixes.get(b), keep.get(b),
                                                 K.capabilities.max_ndim)
@@ -116,8 +115,8 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
             factors += block_factors
         if b == first:
             break
-        stacked = apply_sharded_block(K, stacked, operators[b], block, step.positions, comm.rank, k,
-                                      num_qubits, lead=2, adjoint=True)
+        psi, lam = (apply_sharded_block(K, array, operators[b], block, step.positions, comm.rank, k,
+                                        num_qubits, adjoint=True) for array in (psi, lam))
     traces = np.asarray(K.to_numpy(K.concatenate(pieces))).reshape(-1) if pieces else np.zeros(0, complex)
     summed = comm.all_reduce_sum(np.concatenate([[complex(K.to_numpy(value))], traces]).astype(complex))
     gradient = np.zeros(slot_count)
