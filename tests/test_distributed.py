@@ -40,28 +40,31 @@ def environment(**extra: str) -> dict:
             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(WORKERS), **extra}
 
 
-def run_launcher(engine: str, worker: str, *arguments: str) -> list[tuple[int, str, str]]:
-    """Run the script ``worker`` (in ``tests/distributed`` unless a path) with ``arguments`` on 2
-    ranks with ``engine``'s launcher: each launched process's return code, standard output and
-    standard error (one launcher process, or the 2 JAX processes), within :data:`TIMEOUT` s."""
+def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2) -> list[tuple[int, str, str]]:
+    """Run the script ``worker`` (in ``tests/distributed`` unless a path) with ``arguments`` on
+    ``ranks`` ranks with ``engine``'s launcher: each launched process's return code, standard
+    output and standard error (one launcher process, or the JAX processes), within
+    :data:`TIMEOUT` s. ``"jax-self"`` starts JAX processes without the ``JAX_*`` variables: the
+    script starts JAX's runtime itself from ``SHARDED_TEST_*`` ones."""
     script = [str(WORKERS / worker), *arguments]
     if engine == "torch":
-        runs = [subprocess.Popen([str(BIN / "torchrun"), "--nproc-per-node", "2", "--master-port",
+        runs = [subprocess.Popen([str(BIN / "torchrun"), "--nproc-per-node", str(ranks), "--master-port",
                                   str(free_port()), *script], env=environment(), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)]
     elif engine == "mpi":
         mpirun = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
         if mpirun is None:
             pytest.skip("mpirun is not installed (pip install 'tyxonq[distributed]')")
-        runs = [subprocess.Popen([mpirun, "-n", "2", "--oversubscribe", sys.executable, *script],
+        runs = [subprocess.Popen([mpirun, "-n", str(ranks), "--oversubscribe", sys.executable, *script],
                                  env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True)]
     else:
         address = f"localhost:{free_port()}"
+        names = ("SHARDED_TEST_COORDINATOR", "SHARDED_TEST_PROCESSES", "SHARDED_TEST_PROCESS_ID") \
+            if engine == "jax-self" else ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
         runs = [subprocess.Popen([sys.executable, *script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, env=environment(JAX_COORDINATOR_ADDRESS=address,
-                                                            JAX_NUM_PROCESSES="2", JAX_PROCESS_ID=str(rank)))
-                for rank in range(2)]
+                                 text=True, env=environment(**dict(zip(names, (address, str(ranks), str(rank))))))
+                for rank in range(ranks)]
     finished = []
     try:
         for run in runs:
@@ -73,10 +76,10 @@ def run_launcher(engine: str, worker: str, *arguments: str) -> list[tuple[int, s
     return finished
 
 
-def launch(engine: str, worker: str, *arguments: str) -> dict[int, dict]:
-    """Run ``worker`` on 2 ranks with ``engine``'s launcher, which must succeed; the JSON each
-    rank printed on its ``RESULT <rank> <json>`` line, by rank."""
-    finished = run_launcher(engine, worker, engine, *arguments)
+def launch(engine: str, worker: str, *arguments: str, ranks: int = 2) -> dict[int, dict]:
+    """Run ``worker`` on ``ranks`` ranks with ``engine``'s launcher, which must succeed; the JSON
+    each rank printed on its ``RESULT <rank> <json>`` line, by rank."""
+    finished = run_launcher(engine, worker, engine, *arguments, ranks=ranks)
     for code, out, err in finished:
         assert code == 0, f"{engine} run failed:\n{out[-3000:]}\n{err[-5000:]}"
     results = {}
@@ -85,7 +88,7 @@ def launch(engine: str, worker: str, *arguments: str) -> dict[int, dict]:
             if line.startswith("RESULT "):
                 _, rank, text = line.split(" ", 2)
                 results[int(rank)] = json.loads(text)
-    assert sorted(results) == [0, 1], finished
+    assert sorted(results) == list(range(ranks)), finished
     return results
 
 

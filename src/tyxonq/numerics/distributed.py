@@ -41,7 +41,8 @@ import numpy as np
 
 __all__ = ["Communicator", "SingleProcess", "TorchCommunicator", "JaxCommunicator", "MPICommunicator",
            "DistributedMismatchError", "initialize", "communicator", "finalize", "joined",
-           "detect_launcher", "jax_run_settings", "use_communicator", "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
+           "detect_launcher", "jax_run_settings", "use_communicator", "running_engines", "jax_cluster",
+           "DEFAULT_TIMEOUT_SECONDS", "ENGINES"]
 
 #: how long a collective (or joining the run) may wait for the other ranks
 DEFAULT_TIMEOUT_SECONDS = 300.0
@@ -264,9 +265,17 @@ class JaxCommunicator(Communicator):
         self.jax, self.utils = jax, multihost_utils
         self.owned = not jax.distributed.is_initialized()
         if self.owned:
-            address, count, index = jax_run_settings(coordinator, num_processes, process_id)
-            jax.distributed.initialize(coordinator_address=address, num_processes=count, process_id=index,
-                                       initialization_timeout=max(1, math.ceil(timeout)))
+            given = (coordinator, num_processes, process_id)
+            if all(value is None for value in given) and not any(os.environ.get(variable)
+                                                                 for _, variable in _JAX_SETTINGS) \
+                    and (cluster := jax_cluster()) is not None:
+                # Slurm or Open MPI: JAX reads the coordinator, the count and the rank itself
+                jax.distributed.initialize(initialization_timeout=max(1, math.ceil(timeout)))
+                self.cluster = cluster
+            else:
+                address, count, index = jax_run_settings(coordinator, num_processes, process_id)
+                jax.distributed.initialize(coordinator_address=address, num_processes=count, process_id=index,
+                                           initialization_timeout=max(1, math.ceil(timeout)))
         self.rank, self.size = jax.process_index(), jax.process_count()
 
     def all_gather(self, array: Any) -> np.ndarray:
@@ -288,6 +297,29 @@ class JaxCommunicator(Communicator):
     def close(self) -> None:
         if self.owned and self.jax.distributed.is_initialized():
             self.jax.distributed.shutdown()
+
+
+#: environment variables by which JAX's own cluster detection finds a run it can join without
+#: ``JAX_*`` variables: Slurm's ``srun`` and Open MPI's ``mpirun`` (``jax.distributed.initialize()``)
+JAX_CLUSTERS = (("slurm", ("SLURM_JOB_ID", "SLURM_NTASKS", "SLURM_PROCID")),
+                ("open-mpi", ("OMPI_MCA_orte_hnp_uri", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK")))
+
+
+def jax_cluster(environment: dict | None = None) -> str | None:
+    """The cluster whose launcher JAX detects by itself (:data:`JAX_CLUSTERS`), or ``None``.
+
+    Examples
+    --------
+    >>> jax_cluster({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "4", "SLURM_PROCID": "0"})
+    'slurm'
+    >>> jax_cluster({}) is None
+    True
+    """
+    environment = os.environ if environment is None else environment
+    for name, variables in JAX_CLUSTERS:
+        if all(variable in environment for variable in variables):
+            return name
+    return None
 
 
 _JAX_SETTINGS = (("coordinator", "JAX_COORDINATOR_ADDRESS"), ("num_processes", "JAX_NUM_PROCESSES"),
@@ -360,14 +392,18 @@ def _held_int(value: Any, from_environment: bool) -> int | None:
 
 class MPICommunicator(Communicator):
     """MPI through mpi4py (``mpirun -n N python script.py``; ``pip install 'tyxonq[distributed]'``
-    brings mpi4py and an Open MPI)."""
+    brings mpi4py and an Open MPI): ``MPI.COMM_WORLD``, or the communicator ``comm`` the program
+    already uses (a split of the world, say)."""
 
     name = "mpi"
 
-    def __init__(self) -> None:
+    def __init__(self, comm: Any = None) -> None:
         from mpi4py import MPI
 
-        self.MPI, self.comm = MPI, MPI.COMM_WORLD
+        if comm is not None and not isinstance(comm, MPI.Comm):
+            raise TypeError(f"comm={comm!r} must be an mpi4py communicator (MPI.Comm), such as "
+                            "MPI.COMM_WORLD.Split(...)")
+        self.MPI, self.comm = MPI, MPI.COMM_WORLD if comm is None else comm
         self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
         if self.size > 1:
             _abort_on_uncaught_exceptions(self.comm)
@@ -455,12 +491,17 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
     Parameters
     ----------
     engine : {None, "torch", "jax", "mpi", "none"}
-        ``None`` detects the launcher (:func:`detect_launcher`); a name overrides the detection.
+        ``None``: the runtime the program already started itself, if any (a torch process group,
+        ``jax.distributed.initialize(...)`` called with its own arguments, MPI:
+        :func:`running_engines`), else the launcher found from the environment
+        (:func:`detect_launcher`); a name overrides the detection.
     timeout : float
         Seconds joining the run (and, on torch, each collective) may wait for the other ranks.
     **options
         Passed to the engine's communicator (``"jax"``: ``coordinator``, ``num_processes``,
-        ``process_id``; ``"torch"``: ``backend``).
+        ``process_id``; ``"torch"``: ``backend``; ``"mpi"``: ``comm``, an mpi4py communicator the
+        program already uses). ``comm=`` may also be a tyxonq :class:`Communicator`, made active
+        as it is.
 
     Raises
     ------
@@ -468,7 +509,10 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
         An unknown engine, a timeout that is not positive and finite, or an engine whose run this
         process cannot join: ``"jax"`` without ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES``
         and ``JAX_PROCESS_ID`` (or the matching options) is refused naming the missing ones,
-        unless the program has already started ``jax.distributed``, which is then used as it is.
+        unless the program has already started ``jax.distributed``, which is then used as it is
+        (under Slurm or Open MPI, without those variables, JAX finds its cluster itself). Two
+        engines' runtimes started at once (or an engine asked for while another one's runs) are
+        refused naming both.
 
     Examples
     --------
@@ -478,7 +522,20 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
     (0, 1)
     """
     timeout = _checked_timeout(timeout)
-    engine = detect_launcher() if engine is None else engine
+    comm = options.pop("comm", None)
+    if isinstance(comm, Communicator):
+        if engine not in (None, comm.name):
+            raise ValueError(f"comm={comm!r} is a {comm.name!r} communicator, not engine={engine!r}")
+        _ACTIVE[0] = comm
+        return comm
+    if comm is not None:
+        if engine not in (None, "mpi"):
+            raise ValueError(f"comm= takes an mpi4py communicator (engine='mpi'), not with engine={engine!r}")
+        engine, options = "mpi", {**options, "comm": comm}
+    if engine is None:
+        engine = _running_engine() or detect_launcher()
+    else:
+        _refuse_mixed(engine)
     if engine is None or engine == "none":
         chosen: Communicator = SingleProcess()
     elif engine == "torch":
@@ -491,6 +548,52 @@ def initialize(engine: str | None = None, timeout: float = DEFAULT_TIMEOUT_SECON
         raise ValueError(f"engine={engine!r} must be one of {ENGINES}, 'none' or None (detect)")
     _ACTIVE[0] = chosen
     return chosen
+
+
+def running_engines() -> list[str]:
+    """The engines whose runtime this program has already started itself: a torch process group
+    (``torch.distributed.init_process_group``), a JAX multi-process runtime
+    (``jax.distributed.initialize``), an MPI communicator of more than one rank (mpi4py imported
+    and MPI initialised). Only modules already imported are asked.
+
+    Examples
+    --------
+    >>> running_engines()   # a plain process
+    []
+    """
+    running = []
+    if "torch.distributed" in sys.modules:
+        dist = sys.modules["torch.distributed"]
+        if dist.is_available() and dist.is_initialized():
+            running.append("torch")
+    if "jax" in sys.modules:
+        jax = sys.modules["jax"]
+        if getattr(jax, "distributed", None) is not None and jax.distributed.is_initialized():
+            running.append("jax")
+    if "mpi4py.MPI" in sys.modules:
+        MPI = sys.modules["mpi4py.MPI"]
+        if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+            running.append("mpi")
+    return running
+
+
+def _running_engine() -> str | None:
+    """The one engine already running (:func:`running_engines`), ``None``; two raise."""
+    running = running_engines()
+    if len(running) > 1:
+        raise ValueError(f"this program has started {' and '.join(running)} runtimes; tyxonq shares work "
+                         f"over one: pass engine= (one of {running}) to tq.distributed.initialize")
+    return running[0] if running else None
+
+
+def _refuse_mixed(engine: str) -> None:
+    """An engine asked for while another one's runtime already runs: refused (the ranks of the two
+    need not match)."""
+    others = [name for name in running_engines() if name != engine and engine in ENGINES]
+    if others:
+        raise ValueError(f"engine={engine!r} asked for, but this program has already started a {others[0]!r} "
+                         f"runtime: use engine={others[0]!r}, or leave that runtime before joining another "
+                         "(mixing two engines' ranks in one run is not supported)")
 
 
 def _checked_timeout(timeout: Any) -> float:
