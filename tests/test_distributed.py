@@ -63,7 +63,8 @@ def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2) -> l
         names = ("SHARDED_TEST_COORDINATOR", "SHARDED_TEST_PROCESSES", "SHARDED_TEST_PROCESS_ID") \
             if engine == "jax-self" else ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID")
         runs = [subprocess.Popen([sys.executable, *script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, env=environment(**dict(zip(names, (address, str(ranks), str(rank))))))
+                                 text=True,
+                                 env=environment(**dict(zip(names, (address, str(ranks), str(rank))))))
                 for rank in range(ranks)]
     finished = []
     try:
@@ -190,3 +191,54 @@ def test_a_jax_runtime_already_started_is_used_and_left_running(monkeypatch):
     np.testing.assert_array_equal(comm.all_reduce_sum(np.array([1.0 + 2j])), [1.0 + 2j])
     tq.distributed.finalize()
     assert shutdowns == [] and not tq.distributed.joined()
+
+
+def test_a_torch_process_group_the_program_created_is_joined(monkeypatch):
+    """A process group started with the program's own init_method (no torchrun variables)."""
+    torch_distributed = pytest.importorskip("torch.distributed")
+    for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                 "JAX_COORDINATOR_ADDRESS"):
+        monkeypatch.delenv(name, raising=False)
+    torch_distributed.init_process_group("gloo", init_method=f"tcp://localhost:{free_port()}", rank=0,
+                                         world_size=1)
+    try:
+        assert tq.distributed.running_engines() == ["torch"]
+        comm = tq.distributed.initialize()
+        assert comm.name == "torch" and (comm.rank, comm.size) == (0, 1)
+        with pytest.raises(ValueError, match="already started a 'torch' runtime"):
+            tq.distributed.initialize("mpi")
+        jax = pytest.importorskip("jax")
+        monkeypatch.setattr(jax.distributed, "is_initialized", lambda: True)
+        with pytest.raises(ValueError, match="started torch and jax runtimes; .* pass engine="):
+            tq.distributed.initialize()
+    finally:
+        tq.distributed.finalize()
+    assert not torch_distributed.is_initialized()
+
+
+def test_communicators_given_are_used():
+    given = SingleProcess()
+    assert tq.distributed.initialize(comm=given) is given and tq.distributed.communicator() is given
+    tq.distributed.finalize()
+    with pytest.raises(ValueError, match="is a 'none' communicator, not engine='torch'"):
+        tq.distributed.initialize("torch", comm=given)
+    with pytest.raises(ValueError, match="comm= takes an mpi4py communicator"):
+        tq.distributed.initialize("jax", comm=object())
+    with pytest.raises(TypeError, match="must be a tq.distributed.Communicator"):
+        with tq.distributed.use_communicator(object()):
+            pass
+    MPI = pytest.importorskip("mpi4py.MPI")
+    comm = tq.distributed.initialize(comm=MPI.COMM_SELF)
+    assert comm.name == "mpi" and comm.size == 1 and comm.comm is MPI.COMM_SELF
+    tq.distributed.finalize()
+    with pytest.raises(TypeError, match="must be an mpi4py communicator"):
+        tq.distributed.initialize("mpi", comm="world")
+
+
+def test_jax_finds_slurm_and_open_mpi_runs_itself():
+    from tyxonq.numerics.distributed import jax_cluster
+
+    assert jax_cluster({"SLURM_JOB_ID": "1", "SLURM_NTASKS": "2", "SLURM_PROCID": "1"}) == "slurm"
+    assert jax_cluster({"OMPI_MCA_orte_hnp_uri": "x", "OMPI_COMM_WORLD_SIZE": "2",
+                        "OMPI_COMM_WORLD_RANK": "0"}) == "open-mpi"
+    assert jax_cluster({"SLURM_JOB_ID": "1"}) is None

@@ -208,3 +208,69 @@ def test_exchanges_are_counted():
     state = results[0]
     # one swap moves half of a 2^7-amplitude shard
     assert state.exchanges == 1 and state.bytes_sent == 64 * 16
+
+
+def brickwork_energy(n: int, h: tq.PauliSum):
+    def energy(angles):
+        c = tq.Circuit(n)
+        for layer in range(4):
+            for q in range(n):
+                c.ry(q, theta=angles[layer * n + q])
+            for q in range(layer % 2, n - 1, 2):
+                c.cx(q, q + 1)
+            c.rzz(0, n - 1, theta=0.1 * layer + 0.2)
+        return c
+    return energy
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
+@pytest.mark.parametrize("size", [2, 4])
+def test_circuits_take_the_sharded_state_when_one_rank_cannot_hold_it(backend_name, size):
+    n = 11
+    rng = np.random.default_rng(4)
+    terms = [(float(rng.normal()), "".join(rng.choice(list("IXYZ"), n))) for _ in range(9)]
+    h = tq.PauliSum(terms, n_qubits=n)
+    strings = [string for _, string in h]
+    build_circuit = brickwork_energy(n, h)
+    angles = rng.uniform(-3, 3, 4 * n)
+    K = make_backend(backend_name)
+
+    def results():
+        x = K.asarray(angles, K.real_dtype)
+        c = build_circuit(angles)
+        value, gradient = tq.value_and_grad(lambda y: build_circuit(y).expectation(h))(x)
+        return {"pauli": K.to_numpy(c.pauli_expectations(strings)), "energy": K.to_numpy(c.expectation(h)),
+                "marginal": K.to_numpy(c.marginal_probability([4, 0])),
+                "samples": K.to_numpy(c.sample(100, seed=3, format="indices")),
+                "amplitude": K.to_numpy(c.amplitude("1" * n)), "value": K.to_numpy(value),
+                "gradient": K.to_numpy(gradient),
+                "report": tq.rehearse(lambda y: build_circuit(y).expectation(h), angles)}
+
+    with tq.use_backend(K):
+        expected = results()
+        assert "sharded-state" not in expected["report"].routes
+
+        def rank(comm):
+            # below one state (and three for the gradient), above a shard and half of one
+            with tq.distributed.use_communicator(comm), tq.use_backend(K), \
+                    tq.use_memory_limit(int(2 ** n * 16 * 0.9)):
+                return results()
+        found = run_ranks(size, rank)
+    for result in found:
+        for name in ("pauli", "energy", "marginal", "amplitude", "value", "gradient"):
+            np.testing.assert_allclose(result[name], expected[name], atol=1e-10, err_msg=name)
+        np.testing.assert_array_equal(result["samples"], expected["samples"])
+        report = result["report"]
+        assert report.routes == ("sharded-state",) and report.sharding.ranks == size
+        assert report.sharding.shard_bytes == 2 ** n * 16 // size
+        assert report.sharding.exchanges >= report.sharding.swaps
+
+
+def test_a_state_that_fits_one_rank_is_not_sharded():
+    c = tq.templates.brickwork(10, list(np.linspace(0.1, 2.0, 40)), 4)
+
+    def rank(comm):
+        with tq.distributed.use_communicator(comm):
+            return tq.rehearse(c.expectation_ps, z=[3]).routes, c._state_shards()
+    for routes, shards in run_ranks(2, rank):
+        assert "sharded-state" not in routes and shards is None

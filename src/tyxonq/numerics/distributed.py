@@ -253,7 +253,8 @@ class JaxCommunicator(Communicator):
     ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID`` variables; a
     ``ValueError`` names those missing. A runtime the program already started with
     ``jax.distributed.initialize()`` is used as it is (nothing is needed then) and left running by
-    :meth:`close`, for its owner to shut down."""
+    :meth:`close`, for its owner to shut down. Joining sets ``jax_enable_x64``: the collectives
+    carry float64 arrays (JAX would round them to 32 bits)."""
 
     name = "jax"
 
@@ -263,6 +264,7 @@ class JaxCommunicator(Communicator):
         from jax.experimental import multihost_utils
 
         self.jax, self.utils = jax, multihost_utils
+        jax.config.update("jax_enable_x64", True)  # the collectives carry float64 (32 bits otherwise)
         self.owned = not jax.distributed.is_initialized()
         if self.owned:
             given = (coordinator, num_processes, process_id)
@@ -277,6 +279,8 @@ class JaxCommunicator(Communicator):
                 jax.distributed.initialize(coordinator_address=address, num_processes=count, process_id=index,
                                            initialization_timeout=max(1, math.ceil(timeout)))
         self.rank, self.size = jax.process_index(), jax.process_count()
+        if self.size > 1:
+            _exit_on_uncaught_exceptions()
 
     def all_gather(self, array: Any) -> np.ndarray:
         parts, was_complex = _as_real_parts(array)
@@ -457,6 +461,21 @@ def _abort_on_uncaught_exceptions(comm: Any) -> None:
         comm.Abort(1)
 
     sys.excepthook = abort
+
+
+def _exit_on_uncaught_exceptions() -> None:
+    """A JAX process that dies of an exception leaves at once (``os._exit``): its runtime's
+    shutdown would wait at a barrier for the other processes, themselves waiting in a collective
+    for it, for minutes; gone, it is noticed by the coordination service, which ends the others."""
+    previous = sys.excepthook
+
+    def leave(kind: type, error: BaseException, trace: Any) -> None:
+        previous(kind, error, trace)
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(1)
+
+    sys.excepthook = leave
 
 
 _ACTIVE: list[Communicator] = [SingleProcess()]
