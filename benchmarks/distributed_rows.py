@@ -1,4 +1,4 @@
-"""Distributed rows: each workload of :mod:`distributed_worker` on 1 and 2 ranks of each engine's
+"""Distributed rows: each workload of :mod:`distributed_worker` on 1, 2 and 4 ranks of each engine's
 launcher (``mpirun`` with NumPy, ``torchrun`` with PyTorch, JAX processes with JAX), one thread
 per rank, plus 1 rank with 2 threads (the whole machine to one process); every multi-rank
 result is checked against the 1-rank one before its time counts. The 1-rank runs are launched
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         for engine in args.engines:
             arguments = [BACKENDS[engine], workload, str(repeat)] + ([str(sizes[workload])] if sizes else [])
             baseline = None
-            for ranks, threads in ((1, 1), (1, 2), (2, 1)):
+            for ranks, threads in ((1, 1), (1, 2), (2, 1), (4, 1)):
                 record = launch(engine, ranks, threads, arguments, args.timeout)
                 record.update(workload=workload, engine=engine, backend=BACKENDS[engine], ranks=ranks,
                               threads=threads)

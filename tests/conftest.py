@@ -66,6 +66,19 @@ def jax_in_matrix(cases):
     return marked
 
 
+def launcher_runs(engines, ranks=(2, 4)):
+    """``(engine, ranks)`` cases for ``pytest.mark.parametrize``: the JAX ones marked ``jax_matrix``
+    (:func:`jax_in_matrix`), those of more than 2 ranks ``launchers`` (oversubscribed here, a
+    minute each: run after the main suite by ``.ci/run``, ``pytest -m "launchers and not jax_matrix"``)."""
+    cases = []
+    for engine in engines:
+        for count in ranks:
+            marks = ([pytest.mark.jax_matrix] if engine == "jax" else []) + \
+                ([pytest.mark.launchers] if count > 2 else [])
+            cases.append(pytest.param(engine, count, marks=marks))
+    return cases
+
+
 @pytest.fixture(params=BACKEND_IDS)
 def backend_id(request):
     return request.param

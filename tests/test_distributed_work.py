@@ -1,5 +1,5 @@
-"""Work shared between ranks under the real launchers (2 ranks: torchrun with PyTorch, mpirun with
-NumPy, 2 JAX processes with JAX), each rank's results against one process's to 1e-12: a QAOA
+"""Work shared between ranks under the real launchers (2 and 4 ranks: torchrun with PyTorch,
+mpirun with NumPy, JAX processes with JAX), each rank's results against one process's to 1e-12: a QAOA
 energy and exact gradient (its terms shared), Pauli expectations, a sliced contraction's value and
 gradient (its slices shared), a batch of energies and gradients (its lanes shared), noisy
 trajectories and shots with a seed (each rank its own stream) and three Adam steps; a circuit that
@@ -18,7 +18,7 @@ import pytest
 from test_distributed import TIMEOUT, WORKERS, launch, run_launcher
 
 import tyxonq as tq
-from conftest import jax_in_matrix
+from conftest import jax_in_matrix, launcher_runs
 from tyxonq.numerics import distributed
 from tyxonq.numerics.distributed import SingleProcess
 from tyxonq.numerics.sharing import balanced_shares, rank_seed, rank_share, summed_over_ranks
@@ -83,30 +83,32 @@ def shared_samples(size: int) -> dict:
     return total
 
 
-@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
-def test_every_rank_gets_one_process_results(engine, one_process):
+@pytest.mark.parametrize("engine, ranks", launcher_runs(ENGINES))
+def test_every_rank_gets_one_process_results(engine, ranks, one_process):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
-    results = launch(engine, "workloads.py")
+    results = launch(engine, "workloads.py", ranks=ranks)
     expected = one_process[workloads.BACKENDS[engine]]
     assert expected["slices"] >= 4
-    for rank in (0, 1):
+    for rank in range(ranks):
         found = results[rank]
-        assert found["size"] == 2 and found["slices"] == expected["slices"]
+        assert found["size"] == ranks and found["slices"] == expected["slices"]
         for name in EXACT:
             np.testing.assert_allclose(found[name], expected[name], rtol=0, atol=1e-12, err_msg=name)
         assert found["trajectories"] == results[0]["trajectories"]  # every rank: the same numbers
     with tq.use_backend(workloads.BACKENDS[engine]):
         mean, error = results[0]["trajectories"]
-        np.testing.assert_allclose(mean, shared_trajectories(11, 2), atol=1e-12)
+        np.testing.assert_allclose(mean, shared_trajectories(11, ranks), atol=1e-12)
         exact = float(workloads.noisy_circuit().to_density_matrix().expectation_ps(z=[2, 3]))
     assert abs(mean - exact) < 4 * error
-    expected_samples = shared_samples(2)
+    expected_samples = shared_samples(ranks)
     for name in ("state samples", "wide samples", "dynamic Circuit samples", "dynamic MPSCircuit samples"):
-        assert results[0][name] == results[1][name] == expected_samples[name], name
+        assert all(results[rank][name] == expected_samples[name] for rank in range(ranks)), name
     assert "the circuit and observable differs between ranks" in results[0]["mismatch"]
-    assert results[1]["mismatch"] == results[0]["mismatch"]
-    assert results[0]["failure"].startswith("DistributedRankError: 1 other rank(s) of 2 failed")
-    assert results[1]["failure"] == "RuntimeError: rank 1's share failed on purpose"
+    assert all(results[rank]["mismatch"] == results[0]["mismatch"] for rank in range(ranks))
+    last = ranks - 1
+    for rank in range(last):
+        assert results[rank]["failure"].startswith(f"DistributedRankError: 1 other rank(s) of {ranks} failed")
+    assert results[last]["failure"] == f"RuntimeError: rank {last}'s share failed on purpose"
 
 
 @pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))

@@ -24,6 +24,8 @@ from tyxonq.operators.state_expectation import state_pauli_values
 sys.path.insert(0, str(WORKERS))
 import sharded  # noqa: E402
 
+pytestmark = pytest.mark.launchers  # a minute per launch: after the main suite in .ci/run
+
 RUNS = [("mpi", 2), ("mpi", 4), ("torch", 2), ("torch", 4), ("jax", 2), ("jax-self", 2)]
 MODULES = {"torch": "torch", "mpi": "mpi4py", "jax": "jax", "jax-self": "jax"}
 
