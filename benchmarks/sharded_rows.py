@@ -33,7 +33,8 @@ TOLERANCE = 1e-10
 def launch(command_tail: list[str], engine: str | None, ranks: int, timeout: float) -> dict:
     worker = [str(HERE / "sharded_worker.py")]
     if engine is None or (ranks == 1 and engine != "jax"):
-        commands = [[sys.executable, *worker, *(command_tail if engine is None else ["none", *command_tail[1:]])]]
+        tail = command_tail if engine is None else ["none", *command_tail[1:]]
+        commands = [[sys.executable, *worker, *tail]]
         environments = [environment(1)]
     elif engine == "torch":
         commands = [[str(BIN / "torchrun"), "--nproc-per-node", str(ranks), "--master-port", str(free_port()),
@@ -41,8 +42,8 @@ def launch(command_tail: list[str], engine: str | None, ranks: int, timeout: flo
         environments = [environment(1)]
     elif engine == "mpi":
         mpirun = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
-        commands = [[mpirun, "-n", str(ranks), "--oversubscribe", "--bind-to", "none", sys.executable, *worker,
-                     *command_tail]]
+        commands = [[mpirun, "-n", str(ranks), "--oversubscribe", "--bind-to", "none", sys.executable,
+                     *worker, *command_tail]]
         environments = [environment(1)]
     else:
         address = f"localhost:{free_port()}"
@@ -72,8 +73,8 @@ def launch(command_tail: list[str], engine: str | None, ranks: int, timeout: flo
 
 def deviation(record: dict, reference: dict) -> float:
     """The largest relative difference of the energy and the gradient's checks."""
-    found = [record["energy"]] + ([record["gradient sum"]] + record["gradient head"] if "gradient sum" in record
-                                  and "gradient sum" in reference else [])
+    both = "gradient sum" in record and "gradient sum" in reference
+    found = [record["energy"]] + ([record["gradient sum"]] + record["gradient head"] if both else [])
     expected = [reference["energy"]] + ([reference["gradient sum"]] + reference["gradient head"]
                                         if len(found) > 1 else [])
     return float(np.max(np.abs(np.subtract(found, expected))) / max(np.max(np.abs(expected)), 1e-300))
@@ -84,10 +85,11 @@ def mib(values: list[float]) -> str:
 
 
 def table(records: list[dict], qubits: int, depth: int) -> str:
-    lines = [f"{qubits}-qubit depth-{depth} random circuit, {2 ** qubits * 16 / 2 ** 30:.3g} GiB state: energy of a "
-             "50-term Pauli sum and its exact gradient",
-             f"{'engine':<16}{'ranks':>6}{'energy':>11}{'gradient':>11}{'speed-up':>10}  {'peak MiB per rank':<26}"
-             f"{'sent per rank (energy / gradient)':<36}check"]
+    state = 2 ** qubits * 16 / 2 ** 30
+    lines = [f"{qubits}-qubit depth-{depth} random circuit, {state:.3g} GiB state: energy "
+             "of a 50-term Pauli sum and its exact gradient",
+             f"{'engine':<16}{'ranks':>6}{'energy':>11}{'gradient':>11}{'speed-up':>10}  "
+             f"{'peak MiB per rank':<26}{'sent per rank (energy / gradient)':<36}check"]
     for r in records:
         start = f"{r['engine']:<16}{r.get('ranks', 1):>6}"
         if r["status"] not in ("ok", "WRONG"):
@@ -97,8 +99,9 @@ def table(records: list[dict], qubits: int, depth: int) -> str:
         speedup = f"{r['speedup']:.2f}x" if r.get("speedup") else "-"
         sent = r.get("sent")
         sent_text = f"{sent['energy'] / 2 ** 20:.0f} / {sent['gradient'] / 2 ** 20:.0f} MiB" if sent else "-"
-        lines.append(f"{start}{seconds(r['energy_s']):>11}{gradient:>11}{speedup:>10}  {mib(r['peak_bytes']):<26}"
-                     f"{sent_text:<36}{r['status']} ({r.get('check', 'reference')})")
+        lines.append(f"{start}{seconds(r['energy_s']):>11}{gradient:>11}{speedup:>10}  "
+                     f"{mib(r['peak_bytes']):<26}{sent_text:<36}{r['status']} "
+                     f"({r.get('check', 'reference')})")
     return "\n".join(lines)
 
 

@@ -40,11 +40,12 @@ def environment(**extra: str) -> dict:
             "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(WORKERS), **extra}
 
 
-def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2) -> list[tuple[int, str, str]]:
+def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2,
+                 timeout: float = TIMEOUT) -> list[tuple[int, str, str]]:
     """Run the script ``worker`` (in ``tests/distributed`` unless a path) with ``arguments`` on
     ``ranks`` ranks with ``engine``'s launcher: each launched process's return code, standard
     output and standard error (one launcher process, or the JAX processes), within
-    :data:`TIMEOUT` s. ``"jax-self"`` starts JAX processes without the ``JAX_*`` variables: the
+    ``timeout`` s. ``"jax-self"`` starts JAX processes without the ``JAX_*`` variables: the
     script starts JAX's runtime itself from ``SHARDED_TEST_*`` ones."""
     script = [str(WORKERS / worker), *arguments]
     if engine == "torch":
@@ -69,7 +70,7 @@ def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2) -> l
     finished = []
     try:
         for run in runs:
-            out, err = run.communicate(timeout=TIMEOUT)
+            out, err = run.communicate(timeout=timeout)
             finished.append((run.returncode, out, err))
     finally:
         for run in runs:
@@ -77,10 +78,11 @@ def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2) -> l
     return finished
 
 
-def launch(engine: str, worker: str, *arguments: str, ranks: int = 2) -> dict[int, dict]:
+def launch(engine: str, worker: str, *arguments: str, ranks: int = 2,
+           timeout: float = TIMEOUT) -> dict[int, dict]:
     """Run ``worker`` on ``ranks`` ranks with ``engine``'s launcher, which must succeed; the JSON
     each rank printed on its ``RESULT <rank> <json>`` line, by rank."""
-    finished = run_launcher(engine, worker, engine, *arguments, ranks=ranks)
+    finished = run_launcher(engine, worker, engine, *arguments, ranks=ranks, timeout=timeout)
     for code, out, err in finished:
         assert code == 0, f"{engine} run failed:\n{out[-3000:]}\n{err[-5000:]}"
     results = {}

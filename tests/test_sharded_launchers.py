@@ -62,7 +62,8 @@ def one_process() -> dict:
 @pytest.mark.parametrize("engine, ranks", jax_in_matrix(RUNS))
 def test_sharded_results_equal_one_unrestricted_process(engine, ranks, one_process):
     pytest.importorskip(MODULES[engine])
-    results = launch(engine, "sharded.py", ranks=ranks)
+    # eager JAX compiles each of the sweep's operations: about 3 minutes here
+    results = launch(engine, "sharded.py", ranks=ranks, timeout=3 * TIMEOUT if engine == "jax" else TIMEOUT)
     expected = one_process
     backend = sharded.BACKENDS[engine]
     for rank in range(ranks):
