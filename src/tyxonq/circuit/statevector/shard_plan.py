@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Sequence
 
 from ...numerics.cache_registry import register_function_cache
 from .sweep import SweepProgram
@@ -154,7 +153,3 @@ def shard_plan(program: SweepProgram, global_count: int, fixed: bool = False) ->
     """
     return _cached_plan(program, global_count, fixed)
 
-
-def positions_of(layout: Sequence[int]) -> dict[int, int]:
-    """``{qubit: physical position}`` of a layout."""
-    return {q: p for p, q in enumerate(layout)}
