@@ -54,10 +54,15 @@ def environment(threads: int, **extra: str) -> dict:
                          f"intra_op_parallelism_threads={threads}", **extra}
 
 
-def launch(engine: str, ranks: int, threads: int, arguments: list[str], timeout: float) -> dict:
-    """Run the worker on ``ranks`` ranks of ``engine``'s launcher; rank 0's record."""
-    worker = [str(HERE / "distributed_worker.py")]
-    if engine == "torch":
+def launch(engine: str, ranks: int, threads: int, arguments: list[str], timeout: float,
+           worker_name: str = "distributed_worker.py") -> dict:
+    """Run the worker (``worker_name`` in this folder) on ``ranks`` ranks of ``engine``'s launcher
+    (``engine`` also its first argument); the record a rank printed on its ``RESULT`` line."""
+    worker = [str(HERE / worker_name)]
+    if engine not in BACKENDS:  # no launcher: one plain process ("none", or a worker's own mode)
+        commands = [[sys.executable, *worker, engine, *arguments]]
+        environments = [environment(threads)]
+    elif engine == "torch":
         commands = [[str(BIN / "torchrun"), "--nproc-per-node", str(ranks), "--master-port", str(free_port()),
                      *worker, "torch", *arguments]]
         environments = [environment(threads)]

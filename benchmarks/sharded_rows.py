@@ -16,59 +16,25 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import shutil
-import subprocess
 import sys
 
+import distributed_rows
 import numpy as np
-from distributed_rows import environment, free_port
 from report import machine_info, seconds
 
 HERE = pathlib.Path(__file__).parent
-BIN = pathlib.Path(sys.executable).parent
 BACKENDS = {"mpi": "numpy", "torch": "pytorch", "jax": "jax"}
 TOLERANCE = 1e-10
 
 
 def launch(command_tail: list[str], engine: str | None, ranks: int, timeout: float) -> dict:
-    worker = [str(HERE / "sharded_worker.py")]
-    if engine is None or (ranks == 1 and engine != "jax"):
-        tail = command_tail if engine is None else ["none", *command_tail[1:]]
-        commands = [[sys.executable, *worker, *tail]]
-        environments = [environment(1)]
-    elif engine == "torch":
-        commands = [[str(BIN / "torchrun"), "--nproc-per-node", str(ranks), "--master-port", str(free_port()),
-                     *worker, *command_tail]]
-        environments = [environment(1)]
-    elif engine == "mpi":
-        mpirun = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
-        commands = [[mpirun, "-n", str(ranks), "--oversubscribe", "--bind-to", "none", sys.executable,
-                     *worker, *command_tail]]
-        environments = [environment(1)]
+    """The worker on ``ranks`` ranks of ``engine``'s launcher (one rank of NumPy or PyTorch: a
+    plain process, the state whole; ``engine=None``: ``command_tail`` as it is, a peer)."""
+    if engine is None:
+        mode, *arguments = command_tail
     else:
-        address = f"localhost:{free_port()}"
-        commands = [[sys.executable, *worker, *command_tail] for _ in range(ranks)]
-        environments = [environment(1, JAX_COORDINATOR_ADDRESS=address, JAX_NUM_PROCESSES=str(ranks),
-                                    JAX_PROCESS_ID=str(rank)) for rank in range(ranks)]
-    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for command, env in zip(commands, environments)]
-    outputs = []
-    try:
-        for run in runs:
-            out, err = run.communicate(timeout=timeout)
-            if run.returncode != 0:
-                return {"status": "error", "message": (err.strip().splitlines() or [""])[-1][:200]}
-            outputs.append(out)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "message": f"over {timeout:.0f} s"}
-    finally:
-        for run in runs:
-            run.kill()
-    for out in outputs:
-        for line in out.splitlines():
-            if line.startswith("RESULT "):
-                return {"status": "ok", **json.loads(line[len("RESULT "):])}
-    return {"status": "error", "message": "no result printed"}
+        mode, arguments = ("none" if ranks == 1 and engine != "jax" else engine), command_tail[1:]
+    return distributed_rows.launch(mode, ranks, 1, arguments, timeout, "sharded_worker.py")
 
 
 def deviation(record: dict, reference: dict) -> float:

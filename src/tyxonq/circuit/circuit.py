@@ -164,10 +164,10 @@ class Circuit(CircuitBase):
         estimated cheaper on this machine (:meth:`_state_route_chosen`; the state only where it
         fits in memory)."""
         strings = [string for _, string in hamiltonian]
-        copies = 3 if self._is_traced() or recorded_angles(self, hamiltonian) is not None else 1
-        if method in ("auto", "state") and self._sharded_route(strings, "expectation(PauliSum)",
-                                                               method == "state", copies):
-            return self._sharded_pauli_sum(hamiltonian, hermitian)
+        if method in ("auto", "state") and communicator().size > 1:  # a sharded state? (no walk otherwise)
+            copies = 3 if self._is_traced() or recorded_angles(self, hamiltonian) is not None else 1
+            if self._sharded_route(strings, "expectation(PauliSum)", method == "state", copies):
+                return self._sharded_pauli_sum(hamiltonian, hermitian)
         if method == "state" or (method == "auto" and self._state_fits(traced=True)
                                  and self._state_route_chosen(strings, "expectation(PauliSum)")):
             observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, hamiltonian),

@@ -211,9 +211,9 @@ class ShardedState:
         """
         K, k = self.K, self.global_count
         partial = np.zeros(len(strings), dtype=complex)
+        bra = K.conj(self.shard)
         for mask, members in self._flip_groups(strings).items():
             other = self.shard if mask == 0 else self.fetch(self.shard, self.rank ^ mask)
-            bra = K.conj(self.shard)
             for index, physical in members:
                 applied = apply_pauli_string(K, other, physical[k:])
                 value = K.to_numpy(K.sum(bra * applied))
