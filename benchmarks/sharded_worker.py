@@ -89,17 +89,19 @@ def tyxonq_run(engine: str, backend: str, qubits: int, depth: int) -> None:
         value = float(np.real(K.to_numpy(pauli_sum_expectation(K, state, h))))
         del state
     energy_seconds = time.perf_counter() - start
+    energy_peak = peak_bytes()
     comm.barrier()
     start = time.perf_counter()
     gradient_value, gradient = tq.value_and_grad(energy)(x)
     gradient_seconds = time.perf_counter() - start
     gradient = np.asarray(K.to_numpy(gradient), dtype=float)
     peaks = comm.all_gather(np.array([float(peak_bytes())]))[:, 0].tolist()
+    energy_peaks = comm.all_gather(np.array([float(energy_peak)]))[:, 0].tolist()
     if comm.rank == 0:
         record = {"energy": value, "gradient value": float(K.to_numpy(gradient_value)),
                   "gradient sum": float(gradient.sum()), "gradient head": gradient[:8].tolist(),
                   "energy_s": energy_seconds, "gradient_s": gradient_seconds, "peak_bytes": peaks,
-                  "start_bytes": before, "sent": sent, "ranks": comm.size}
+                  "energy_peak_bytes": energy_peaks, "start_bytes": before, "sent": sent, "ranks": comm.size}
         sys.stdout.write("RESULT " + json.dumps(record) + "\n")
         sys.stdout.flush()
     comm.barrier()

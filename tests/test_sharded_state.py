@@ -5,6 +5,8 @@ ranks."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ import tyxonq as tq
 from conftest import jax_in_matrix, make_backend
 from reference import reference_state
 from test_circuit import build, random_circuits
+from tyxonq.circuit.statevector import chunks
 from tyxonq.circuit.statevector.adjoint import adjoint_sweep
 from tyxonq.circuit.statevector.shard_plan import Swap, global_count_of, shard_plan
 from tyxonq.circuit.statevector.sharded import sharded_sweep
@@ -25,6 +28,20 @@ from tyxonq.operators.pauli_action import apply_pauli_sum
 from tyxonq.operators.state_expectation import state_pauli_values
 
 SIZES = [1, 2, 4, 8]
+#: chunks as the library cuts them (one per shard here), and of four amplitudes: every chunked
+#: path (blocks, swaps in pieces, Pauli strings across chunks, transitions) on many chunks
+CHUNKINGS = [None, 2]
+
+
+@contextlib.contextmanager
+def chunks_of(qubits):
+    """Chunks of ``2^qubits`` amplitudes in the sharded state's in-place work (None: unchanged)."""
+    previous = chunks.CHUNK_QUBITS
+    chunks.CHUNK_QUBITS = previous if qubits is None else qubits
+    try:
+        yield
+    finally:
+        chunks.CHUNK_QUBITS = previous
 
 
 @st.composite
@@ -75,12 +92,13 @@ def check_results(K, size, n, operations, strings, marginal, seed, inputs=None):
     return samples
 
 
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
 @pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 @settings(max_examples=25, deadline=None)
 @given(case=sharded_cases())
-def test_sharded_results_equal_the_dense_reference(backend_name, case):
+def test_sharded_results_equal_the_dense_reference(backend_name, chunk_qubits, case):
     K = make_backend(backend_name)
-    with tq.use_backend(K):
+    with tq.use_backend(K), chunks_of(chunk_qubits):
         samples = check_results(K, *case)
         # the samples one process draws with the same seed
         size, n, operations, *_, seed = case
@@ -96,19 +114,23 @@ def test_samples_equal_one_process_sampler_for_the_same_seed():
     np.testing.assert_array_equal(found[0], expected)
 
 
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
 @pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
 @pytest.mark.parametrize("size", [2, 4])
-def test_an_input_state_is_sharded_in_qubit_order(backend_name, size):
+def test_an_input_state_is_sharded_in_qubit_order(backend_name, size, chunk_qubits):
     K = make_backend(backend_name)
     rng = np.random.default_rng(3)
     inputs = rng.normal(size=64) + 1j * rng.normal(size=64)
     inputs /= np.linalg.norm(inputs)
     operations = [("h", (0,), ()), ("cx", (0, 5), ()), ("rx", (1,), (0.4,)), ("rzz", (0, 1), (0.7,))]
-    with tq.use_backend(K):
+    given = inputs.copy()
+    with tq.use_backend(K), chunks_of(chunk_qubits):
         check_results(K, size, 6, operations, ["XZIIYZ", "ZIIIIX"], (1, 0), 9, inputs=inputs)
+    np.testing.assert_array_equal(inputs, given)  # the caller's state is never written
 
 
-def test_an_8_rank_gradient_equals_one_process():
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
+def test_an_8_rank_gradient_equals_one_process(chunk_qubits):
     n, depth = 9, 4
     rng = np.random.default_rng(2)
     c = tq.Circuit(n)
@@ -119,7 +141,8 @@ def test_an_8_rank_gradient_equals_one_process():
             c.cx(int(a), int(b))
         c.rzz(0, n - 1, theta=0.3 * layer + 0.1)
     h = tq.PauliSum([(float(rng.normal()), "".join(rng.choice(list("IXYZ"), n))) for _ in range(12)])
-    check_gradient(tq.get_backend("numpy"), c, h, [1, 2, 4, 8])
+    with chunks_of(chunk_qubits):
+        check_gradient(tq.get_backend("numpy"), c, h, [1, 2, 4, 8])
 
 
 def check_gradient(K, c, h, sizes):
@@ -135,10 +158,11 @@ def check_gradient(K, c, h, sizes):
             np.testing.assert_allclose(found_gradient, gradient, atol=1e-10)
 
 
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
 @pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
 @settings(max_examples=15, deadline=None)
 @given(case=sharded_cases())
-def test_sharded_adjoint_gradients_equal_finite_differences(backend_name, case):
+def test_sharded_adjoint_gradients_equal_finite_differences(backend_name, chunk_qubits, case):
     size, n, operations, strings, *_ = case
     K = make_backend(backend_name)
     c = build(n, operations)
@@ -148,7 +172,7 @@ def test_sharded_adjoint_gradients_equal_finite_differences(backend_name, case):
     slots = [(i, j) for i in wanted for _, j in wanted[i]]
     wanted = {i: [(slots.index((i, j)), j) for _, j in pairs] for i, pairs in wanted.items()}
     h = tq.PauliSum([(1.0 - 0.3 * i, s) for i, s in enumerate(strings)], n_qubits=n)
-    with tq.use_backend(K):
+    with tq.use_backend(K), chunks_of(chunk_qubits):
         value, gradient, _ = run_ranks(size, lambda comm: sharded_adjoint(K, comm, ops, n, None, h, wanted,
                                                                           len(slots)))[0]
 
@@ -199,14 +223,16 @@ def test_ranks_and_blocks_that_do_not_fit_are_refused():
         SingleProcess().exchange(np.zeros(2), 2)
 
 
-def test_exchanges_are_counted():
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
+def test_exchanges_are_counted(chunk_qubits):
     K = tq.get_backend("numpy")
     c = tq.Circuit(8)
     for q in range(8):
         c.h(q)
-    results = run_ranks(2, lambda comm: sharded_sweep(K, comm, 8, c.operations))
+    with chunks_of(chunk_qubits):
+        results = run_ranks(2, lambda comm: sharded_sweep(K, comm, 8, c.operations))
     state = results[0]
-    # one swap moves half of a 2^7-amplitude shard
+    # one swap moves half of a 2^7-amplitude shard (in pieces of one chunk: one exchange)
     assert state.exchanges == 1 and state.bytes_sent == 64 * 16
 
 

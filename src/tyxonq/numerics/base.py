@@ -141,6 +141,19 @@ class BackendBase:
         """Bytes this backend can allocate on its device (host: physical memory available)."""
         return host_available_memory()
 
+    def writes_in_place(self, array: Any) -> bool:
+        """Whether ``array``'s views may be written in place (``view[...] = values`` changes
+        ``array``, and nothing else observes it): memory-lean sweeps of large states use it. Here
+        never; NumPy (writeable arrays) and PyTorch (tensors outside autograd) override it.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.get_backend("numpy").writes_in_place(np.zeros(2)), tq.get_backend("jax").writes_in_place(0)
+        (True, False)
+        """
+        return False
+
     # -- gradients --------------------------------------------------------------------------
     def grad(self, fn: Callable[..., Any], argnums: Any = 0,
              has_aux: bool = False) -> Callable[..., Any]:

@@ -259,6 +259,9 @@ class PyTorchBackend(BackendBase):
         super().__init__(dtype)
         self._generator = self.rng(seed)
 
+    def writes_in_place(self, array: Any) -> bool:
+        return isinstance(array, self.torch.Tensor) and not array.requires_grad
+
     def available_memory(self) -> int:
         """Free bytes on this backend's device (CUDA: ``torch.cuda.mem_get_info``)."""
         if self.device.type == "cuda":

@@ -18,8 +18,7 @@ result; ``exchanges`` and ``bytes_sent`` count what this rank sent.
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -27,9 +26,9 @@ from ...numerics.cache_registry import register_function_cache
 from ...numerics.distributed import Communicator
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
-from ...operators.pauli_action import apply_pauli_sum
 from ...operators.state_expectation import apply_pauli_string
 from ..operations.operation import Operation
+from .chunks import chunk_amplitudes, contiguous_chunks, update_in_chunks
 from .placement import apply_placed, place
 from .shard_plan import BlockStep, ShardPlan, Swap, global_count_of, shard_plan
 from .sweep import SweepBlock, bind_matrices, block_operators, sweep_program
@@ -86,13 +85,25 @@ def apply_sharded_block(K: ArrayBackend, shard: Any, operator: Any, block: Sweep
         if not block.diagonal:
             raise ValueError(f"block on physical positions {positions} mixes global qubits: swap them first")
         operator = K.take(operator, list(_sliced_diagonal_index(len(positions), fixed)), axis=0)
-        if not local:
-            return shard * operator
-    placement = place(local, num_qubits - k, lead=lead, diagonal=block.diagonal,
-                      max_ndim=K.capabilities.max_ndim)
-    if block.diagonal and placement.kind != "diagonal":
+        if not local:  # one factor for the whole shard
+            return update_in_chunks(K, shard, (), num_qubits - k, lambda chunk, _: chunk * operator) \
+                if lead == 1 else shard * operator
+    max_ndim = K.capabilities.max_ndim
+    if lead != 1:
+        placement = place(local, num_qubits - k, lead=lead, diagonal=block.diagonal, max_ndim=max_ndim)
+        if block.diagonal and placement.kind != "diagonal":
+            operator = K.diag(operator)
+        return apply_placed(K, shard, operator, placement)
+    diagonal = block.diagonal and \
+        place(local, num_qubits - k, diagonal=True, max_ndim=max_ndim).kind == "diagonal"
+    if block.diagonal and not diagonal:  # past max_ndim: the full matrix
         operator = K.diag(operator)
-    return apply_placed(K, shard, operator, placement)
+
+    def update(chunk: Any, cut: Any) -> Any:  # the block on one chunk (or the whole shard)
+        return apply_placed(K, chunk, operator, place(cut.qubits, cut.chunk_qubits, diagonal=diagonal,
+                                                       max_ndim=max_ndim))
+
+    return update_in_chunks(K, shard, local, num_qubits - k, update)
 
 
 class ShardedState:
@@ -123,11 +134,12 @@ class ShardedState:
         return self.num_qubits - self.global_count
 
     # -- moving qubits between ranks ------------------------------------------------------
-    def fetch(self, array: Any, partner: int) -> Any:
-        """``partner``'s array of the same shape (an exchange, counted)."""
+    def fetch(self, array: Any, partner: int, counted: bool = True) -> Any:
+        """``partner``'s array of the same shape (bytes counted; an exchange counted unless it
+        is a later piece of one)."""
         K = self.K
         outgoing = array if self.comm.name == "torch" and K.name == "pytorch" else K.to_numpy(array)
-        self.exchanges += 1
+        self.exchanges += int(counted)
         self.bytes_sent += int(np.prod(K.shape(array))) * (16 if K.precision == "complex128" else 8)
         return K.asarray(self.comm.exchange(outgoing, partner))
 
@@ -139,6 +151,16 @@ class ShardedState:
         bit = rank_bit(self.rank, k, swap.global_position)
         partner = self.rank ^ (1 << (k - 1 - swap.global_position))
         before = swap.local_position - k
+        if lead == 1 and K.writes_in_place(array):  # in place, piece by piece: no second shard
+            rows, columns = 2 ** before, 2 ** (local - before - 1)
+            sent = K.reshape(array, (rows, 2, columns))[:, 1 - bit, :]
+            step = max(1, chunk_amplitudes() // columns)
+            pieces = [sent[start:start + step] for start in range(0, rows, step)] \
+                if columns <= chunk_amplitudes() \
+                else [sent[row:row + 1, part] for row in range(rows) for part in contiguous_chunks(columns)]
+            for number, piece in enumerate(pieces):
+                piece[...] = self.fetch(piece, partner, counted=number == 0)
+            return array
         view = K.reshape(array, (lead, 2 ** before, 2, 2 ** (local - before - 1)))
         kept, sent = view[:, :, bit:bit + 1, :], view[:, :, 1 - bit:2 - bit, :]
         received = self.fetch(sent, partner)
@@ -186,16 +208,28 @@ class ShardedState:
             groups.setdefault(mask, []).append((index, physical))
         return groups
 
-    def _global_factor(self, letters: str, source: int) -> complex:
-        """The phase the global letters give the amplitudes that come from rank ``source``."""
-        factor = 1.0 + 0j
-        for position, letter in enumerate(letters):
-            bit = rank_bit(source, self.global_count, position)
-            if letter == "Z":
-                factor *= -1 if bit else 1
-            elif letter == "Y":
-                factor *= -1j if bit else 1j
-        return factor
+    def _partner_chunks(self, mask: int) -> Iterator[Any]:
+        """The chunks of the shard of rank ``rank ^ mask`` (this rank's own for ``mask == 0``),
+        in order, fetched one by one (this rank sends its own in return)."""
+        for number, part in enumerate(contiguous_chunks(2 ** self.local_count)):
+            own = self.shard[part]
+            yield own if mask == 0 else self.fetch(own, self.rank ^ mask, counted=number == 0)
+
+    def _applied_strings(self, strings: Sequence[str]) -> Iterator[tuple[int, int, complex, Any]]:
+        """This rank's share of every ``P|psi>``, chunk by chunk: ``(index, target, factor,
+        applied)`` with ``factor * applied`` the part of ``P_index|psi>`` in this rank's chunk
+        ``target``. A chunk's register is its low local qubits: the global letters act through
+        the rank the amplitudes come from, the high (chunk-index) letters through the chunk."""
+        K, k = self.K, self.global_count
+        high = (len(contiguous_chunks(2 ** self.local_count)) - 1).bit_length()
+        for mask, members in self._flip_groups(strings).items():
+            source = self.rank ^ mask
+            for chunk, piece in enumerate(self._partner_chunks(mask)):
+                for index, physical in members:
+                    letters = physical[k:k + high]
+                    factor = _source_phase(physical[:k], source) * _source_phase(letters, chunk)
+                    applied = apply_pauli_string(K, piece, physical[k + high:])
+                    yield index, chunk ^ _flips(letters), factor, applied
 
     def pauli_values(self, strings: Sequence[str]) -> np.ndarray:
         """``<psi|P|psi>`` (real) of every Pauli string: local partial sums, one all-reduce.
@@ -209,53 +243,58 @@ class ShardedState:
         >>> sharded_sweep(K, SingleProcess(), 2, ops).pauli_values(["ZZ", "XX", "ZI"]).round(12).tolist()
         [1.0, 1.0, 0.0]
         """
-        K, k = self.K, self.global_count
+        K = self.K
+        parts = contiguous_chunks(2 ** self.local_count)
         partial = np.zeros(len(strings), dtype=complex)
-        bra = K.conj(self.shard)
-        for mask, members in self._flip_groups(strings).items():
-            other = self.shard if mask == 0 else self.fetch(self.shard, self.rank ^ mask)
-            for index, physical in members:
-                applied = apply_pauli_string(K, other, physical[k:])
-                value = K.to_numpy(K.sum(bra * applied))
-                partial[index] = self._global_factor(physical[:k], self.rank ^ mask) * complex(value)
+        for index, target, factor, applied in self._applied_strings(strings):
+            partial[index] += factor * complex(K.to_numpy(K.sum(K.conj(self.shard[parts[target]]) * applied)))
         return np.real(self.comm.all_reduce_sum(partial))
 
     def apply_pauli_sum(self, hamiltonian: PauliSum) -> Any:
-        """This rank's shard of ``H|psi>``: the terms grouped by the global qubits they flip, each
-        group one local sum applied to the shard of the rank it maps this one to."""
-        terms = [(coefficient, string) for coefficient, string in hamiltonian]
-        k = self.global_count
-        groups = self._flip_groups([string for _, string in terms])
-        result = None
-        for mask, members in groups.items():
-            other = self.shard if mask == 0 else self.fetch(self.shard, self.rank ^ mask)
-            local = tuple((complex(terms[index][0]) * self._global_factor(physical[:k], self.rank ^ mask),
-                           physical[k:]) for index, physical in members)
-            applied = apply_pauli_sum(self.K, other, _local_sum(local, self.local_count))
-            result = applied if result is None else result + applied
-        return result
+        """This rank's shard of ``H|psi>``, added up chunk by chunk (in place where the backend
+        writes in place: the shard and a few chunks, no per-term arrays)."""
+        K = self.K
+        coefficients = [complex(coefficient) for coefficient, _ in hamiltonian]
+        parts = contiguous_chunks(2 ** self.local_count)
+        result = K.zeros((2 ** self.local_count,), K.dtype_of(self.shard))
+        in_place = K.writes_in_place(result)
+        pending: list[Any] = [None] * len(parts)
+        for index, target, factor, applied in self._applied_strings([string for _, string in hamiltonian]):
+            contribution = applied * (coefficients[index] * factor)
+            if in_place:
+                view = result[parts[target]]
+                view += contribution
+            else:
+                pending[target] = contribution if pending[target] is None else pending[target] + contribution
+        return result if in_place or pending[0] is None else K.concatenate(pending)
 
     def expectation(self, hamiltonian: PauliSum) -> float:
-        """``<psi|H|psi>`` (real part) of a Pauli sum."""
-        K = self.K
-        lam = self.apply_pauli_sum(hamiltonian)
-        partial = complex(K.to_numpy(K.sum(K.conj(self.shard) * lam)))
-        return float(np.real(self.comm.all_reduce_sum(np.array([partial]))[0]))
+        """``<psi|H|psi>`` (real part) of a Pauli sum: its strings' values weighted (``H|psi>``
+        is never formed)."""
+        weights = np.real(np.array([complex(coefficient) for coefficient, _ in hamiltonian]))
+        return float(weights @ self.pauli_values([string for _, string in hamiltonian]))
 
     def marginal(self, qubits: Sequence[int]) -> np.ndarray:
         """The probabilities of ``qubits``' bits (qubit ``qubits[0]`` most significant): each rank
-        sums its amplitudes' weights over the other local qubits, then one all-reduce."""
-        K, k, local_count = self.K, self.global_count, self.local_count
+        sums its amplitudes' weights over the other local qubits, chunk by chunk, then one
+        all-reduce."""
+        K, k = self.K, self.global_count
+        parts = contiguous_chunks(2 ** self.local_count)
+        high = (len(parts) - 1).bit_length()
+        low = self.local_count - high
         positions = [self.layout.index(q) for q in qubits]
-        weights = K.reshape(K.real(K.conj(self.shard) * self.shard), (2,) * local_count)
-        local_axes = [p - k for p in positions if p >= k]
-        summed = tuple(a for a in range(local_count) if a not in local_axes)
-        reduced = K.sum(weights, axis=summed) if summed else weights
-        order = sorted(local_axes)
-        reduced = K.transpose(reduced, [order.index(a) for a in local_axes]) if local_axes else reduced
+        axes = [p - k - high for p in positions if p >= k + high]  # marginal axes within a chunk
+        summed = tuple(a for a in range(low) if a not in axes)
+        order = sorted(axes)
         full = np.zeros((2,) * len(qubits))
-        index = tuple(rank_bit(self.rank, k, p) if p < k else slice(None) for p in positions)
-        full[index] = np.asarray(K.to_numpy(reduced))
+        for chunk, part in enumerate(parts):
+            piece = self.shard[part]
+            weights = K.reshape(K.real(K.conj(piece) * piece), (2,) * low)
+            reduced = K.sum(weights, axis=summed) if summed else weights
+            reduced = K.transpose(reduced, [order.index(a) for a in axes]) if axes else reduced
+            index = tuple(rank_bit(self.rank, k, p) if p < k else rank_bit(chunk, high, p - k) if p < k + high
+                          else slice(None) for p in positions)
+            full[index] += np.asarray(K.to_numpy(reduced))
         return self.comm.all_reduce_sum(full.reshape(-1))
 
     def amplitude(self, bits: Sequence[int]) -> complex:
@@ -298,28 +337,42 @@ class ShardedState:
         return K.asarray(self.comm.all_gather(K.to_numpy(self.shard)).reshape(-1))
 
 
-_LOCAL_SUMS: OrderedDict = OrderedDict()
+def _source_phase(letters: str, source: int) -> complex:
+    """The phase Pauli ``letters`` give the amplitudes whose bits on their qubits are ``source``'s
+    (``len(letters)`` bits, the first the most significant): ``Z``: ``(-1)^b``; ``Y``: ``i (-1)^b``.
+
+    Examples
+    --------
+    >>> _source_phase("ZY", 0b10) == -1j, _source_phase("ZY", 0b11) == 1j, _source_phase("", 0) == 1
+    (True, True, True)
+    """
+    factor = 1.0 + 0j
+    for position, letter in enumerate(letters):
+        bit = rank_bit(source, len(letters), position)
+        if letter == "Z":
+            factor *= -1 if bit else 1
+        elif letter == "Y":
+            factor *= -1j if bit else 1j
+    return factor
 
 
-def _local_sum(terms: tuple, local_count: int) -> PauliSum:
-    """The kept :class:`PauliSum` of a group's local terms (its bound form and sparse product
-    are kept on it, so a repeated energy reuses them)."""
-    key = (terms, local_count)
-    found = _LOCAL_SUMS.get(key)
-    if found is None:
-        found = _LOCAL_SUMS[key] = PauliSum(list(terms), n_qubits=local_count)
-        if len(_LOCAL_SUMS) > 64:
-            _LOCAL_SUMS.popitem(last=False)
-    return found
+def _flips(letters: str) -> int:
+    """The bits Pauli ``letters`` flip, as a mask (the first letter the most significant bit)."""
+    return int("".join("1" if letter in "XY" else "0" for letter in letters) or "0", 2)
 
 
 def initial_shard(K: ArrayBackend, plan: ShardPlan, rank: int, inputs: Any) -> Any:
     """This rank's shard of the input state (``None``: ``|0...0>``, which only rank 0 holds)."""
     local = 2 ** (plan.num_qubits - plan.global_count)
     if inputs is None:
-        first = K.ones((1,), K.dtype) if rank == 0 else K.zeros((1,), K.dtype)
-        return K.concatenate([first, K.zeros((local - 1,), K.dtype)])
-    return K.reshape(K.asarray(inputs), (-1,))[rank * local:(rank + 1) * local]
+        shard = K.zeros((local,), K.dtype)
+        if rank == 0 and K.writes_in_place(shard):
+            shard[0] = 1  # no second shard-sized array
+        elif rank == 0:
+            shard = K.concatenate([K.ones((1,), K.dtype), shard[1:]])
+        return shard
+    # a copy (concatenated), never a view of the caller's array: shards are updated in place
+    return K.concatenate([K.reshape(K.asarray(inputs), (-1,))[rank * local:(rank + 1) * local]])
 
 
 def sharded_sweep(K: ArrayBackend, comm: Communicator, num_qubits: int, operations: Sequence[Operation],

@@ -22,6 +22,7 @@ from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ..operations.operation import Operation
 from .adjoint import block_traces, traced_entries, transition_on
+from .chunks import read_in_chunks
 from .placement import _bit_order_index
 from .shard_plan import BlockStep, Swap, global_count_of, shard_plan
 from .sharded import (
@@ -45,11 +46,13 @@ def _sharded_transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, 
     fixed = tuple((i, rank_bit(rank, k, p)) for i, p in enumerate(positions) if p < k)
     max_ndim = K.capabilities.max_ndim
     if not local:
-        partial = K.reshape(K.sum(psi * K.conj(lam)), (1,))
+        partial = K.reshape(_chunked_inner(K, lam, psi), (1,))
     else:
         qubits = tuple(q for _, q in local)
         ordered = tuple(sorted(qubits))
-        partial = transition_on(K, psi, lam, ordered, block.diagonal, n - k, max_ndim)
+        partial = sum(transition_on(K, psi_part, lam_part, cut.qubits, block.diagonal, cut.chunk_qubits,
+                                    max_ndim)
+                      for (psi_part, lam_part), cut in read_in_chunks(K, [psi, lam], ordered, n - k))
         if ordered != qubits:  # rows (and columns) from ascending local order to the block's
             index = list(_bit_order_index(tuple(ordered.index(q) for q in qubits), len(qubits)))
             partial = K.take(partial, index, axis=0)
@@ -63,6 +66,12 @@ def _sharded_transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, 
     where = {entry: i for i, entry in enumerate(selected)}
     gather = [where.get(entry, len(selected)) for entry in range(2 ** size)]
     return K.take(K.concatenate([partial, K.zeros((1,), K.dtype_of(partial))]), gather, axis=0)
+
+
+def _chunked_inner(K: ArrayBackend, bra: Any, ket: Any) -> Any:
+    """``<bra|ket>`` added up chunk by chunk (no temporary as large as the shard)."""
+    parts = read_in_chunks(K, [bra, ket], (), K.shape(bra)[0].bit_length() - 1)
+    return sum(K.sum(K.conj(bra_part) * ket_part) for (bra_part, ket_part), _ in parts)
 
 
 def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Operation], num_qubits: int,
@@ -93,7 +102,7 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
     state = ShardedState(K, comm, num_qubits, initial_shard(K, plan, comm.rank, inputs), plan.initial)
     run_plan(state, plan, program, operators)
     lam = state.apply_pauli_sum(hamiltonian)
-    value = K.sum(K.conj(state.shard) * lam)
+    value = _chunked_inner(K, state.shard, lam)
     psi = state.shard
     pieces: list[Any] = []
     slots: list[int] = []
