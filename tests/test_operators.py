@@ -225,6 +225,41 @@ def test_applying_a_sum_matches_its_dense_matrix(backend_name, route, data):
     np.testing.assert_allclose(K.to_numpy(stacked), vectors @ dense(h).T, atol=1e-10)
 
 
+@pytest.mark.parametrize("backend_name", BACKEND_IDS)
+@pytest.mark.parametrize("precision", ["complex128", "complex64"])
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_a_sum_read_string_by_string_in_chunks_matches_its_dense_matrix(backend_name, precision, data):
+    """<v|H|v> of a large plain state, string by string and chunk by chunk (chunks of four
+    amplitudes here, so strings cross chunks), equals the dense matrix's (JAX, whose arrays are
+    not written in place, takes the whole-state route); so do the values of single strings."""
+    from tyxonq.numerics import chunks
+    from tyxonq.operators import pauli_action
+    from tyxonq.operators.streamed_strings import streamed_pauli_values
+
+    n = data.draw(st.integers(3, 6))
+    h = PauliSum(list(data.draw(pauli_sums(n))), n)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    vector = rng.normal(size=2 ** n) + 1j * rng.normal(size=2 ** n)
+    K = make_backend(backend_name, dtype=precision)
+    tolerance = 1e-10 if precision == "complex128" else 1e-4
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pauli_action, "GROUPED_QUBITS", 0)
+        patch.setattr(chunks, "CHUNK_QUBITS", 2)
+        streamed = []
+        patch.setattr(pauli_action, "streamed_pauli_values",
+                      lambda *args: streamed.append(1) or streamed_pauli_values(*args))
+        value = pauli_action.pauli_sum_expectation(K, K.asarray(vector), h)
+        assert bool(streamed) == (backend_name in ("numpy", "pytorch") and len(list(h)) > 0)
+        strings = [string for _, string in h]
+        singles = streamed_pauli_values(K, K.asarray(vector), strings)
+    expected = np.vdot(vector, dense(h) @ vector)
+    assert abs(complex(K.to_numpy(value)) - expected) < tolerance * max(1.0, abs(expected))
+    for string, single in zip(strings, singles):
+        reference = np.vdot(vector, dense(PauliSum([(1.0, string)], n)) @ vector)
+        assert abs(complex(K.to_numpy(single)) - reference) < tolerance * 2 ** n
+
+
 def test_a_sum_flipping_many_groups_is_one_sparse_product_on_numpy():
     """Two or more groups that flip qubits become one row-sparse product on a backend with
     compiled sparse products (SciPy installed); in complex64 too, at single precision."""

@@ -17,12 +17,12 @@ import tyxonq as tq
 from conftest import jax_in_matrix, make_backend
 from reference import reference_state
 from test_circuit import build, random_circuits
-from tyxonq.circuit.statevector import chunks
 from tyxonq.circuit.statevector.adjoint import adjoint_sweep
 from tyxonq.circuit.statevector.shard_plan import Swap, global_count_of, shard_plan
 from tyxonq.circuit.statevector.sharded import sharded_sweep
 from tyxonq.circuit.statevector.sharded_adjoint import sharded_adjoint
 from tyxonq.circuit.statevector.sweep import sweep_program
+from tyxonq.numerics import chunks
 from tyxonq.numerics.distributed import SingleProcess
 from tyxonq.operators.pauli_action import apply_pauli_sum
 from tyxonq.operators.state_expectation import state_pauli_values

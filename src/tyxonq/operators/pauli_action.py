@@ -26,11 +26,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..numerics.chunks import chunk_amplitudes
 from ..numerics.host import host_values
 from ..numerics.memory import fits_in_memory
 from ..numerics.protocol import ArrayBackend
 from .pauli import PauliSum, checked_pauli_string, pauli_matrix
 from .state_expectation import apply_pauli_string, flip_qubits, pauli_diagonal
+from .streamed_strings import streamed_pauli_values
 
 __all__ = ["PauliStructure", "BoundPauliSum", "apply_pauli_sum", "pauli_sum_expectation", "BLOCK_QUBITS",
            "GROUPED_QUBITS"]
@@ -240,8 +242,16 @@ class BoundPauliSum:
         flipping nothing through the probabilities (one product with its real diagonal), a group
         flipping one qubit ``q`` with a constant diagonal ``c`` (such as ``c X_q``) as
         ``2c Re sum conj(a_0) a_1`` over the state's halves at ``q``, any other as
-        ``sum conj(flip(psi)) D psi``."""
+        ``sum conj(flip(psi)) D psi``. A sum bound string by string (past :data:`GROUPED_QUBITS`)
+        on a state of more than one chunk (:func:`~tyxonq.numerics.chunks.chunk_amplitudes`) that
+        nothing tracks is read string by string, chunk by chunk
+        (:func:`~tyxonq.operators.streamed_strings.streamed_pauli_values`)."""
         K, n = self.K, self.n_qubits
+        if self.strings and not self.blocks and not self.diagonals and len(K.shape(state)) == 1 \
+                and K.shape(state)[0] > chunk_amplitudes() and K.writes_in_place(state):
+            # a large plain state: string by string, chunk by chunk (each within the cache)
+            values = streamed_pauli_values(K, state, [string for _, string in self.strings])
+            return sum(coefficient * value for (coefficient, _), value in zip(self.strings, values))
         if self.blocks or self.strings:
             return K.sum(K.conj(state) * self.apply(state), axis=-1)
         total = None

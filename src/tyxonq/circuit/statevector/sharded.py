@@ -23,12 +23,12 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ...numerics.cache_registry import register_function_cache
+from ...numerics.chunks import chunk_amplitudes, contiguous_chunks, update_in_chunks
 from ...numerics.distributed import Communicator
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
-from ...operators.state_expectation import apply_pauli_string
+from ...operators.streamed_strings import applied_in_chunks, source_phase
 from ..operations.operation import Operation
-from .chunks import chunk_amplitudes, contiguous_chunks, update_in_chunks
 from .placement import apply_placed, place
 from .shard_plan import BlockStep, ShardPlan, Swap, global_count_of, shard_plan
 from .sweep import SweepBlock, bind_matrices, block_operators, sweep_program
@@ -217,19 +217,17 @@ class ShardedState:
 
     def _applied_strings(self, strings: Sequence[str]) -> Iterator[tuple[int, int, complex, Any]]:
         """This rank's share of every ``P|psi>``, chunk by chunk: ``(index, target, factor,
-        applied)`` with ``factor * applied`` the part of ``P_index|psi>`` in this rank's chunk
-        ``target``. A chunk's register is its low local qubits: the global letters act through
-        the rank the amplitudes come from, the high (chunk-index) letters through the chunk."""
-        K, k = self.K, self.global_count
-        high = (len(contiguous_chunks(2 ** self.local_count)) - 1).bit_length()
+        applied)`` with ``factor * applied`` a part of ``P_index|psi>`` in this rank's chunk
+        ``target`` (:func:`~tyxonq.operators.streamed_strings.applied_in_chunks` on the chunks of
+        the rank the amplitudes come from, whose bits give the global letters' phase)."""
+        k = self.global_count
+        count = len(contiguous_chunks(2 ** self.local_count))
         for mask, members in self._flip_groups(strings).items():
-            source = self.rank ^ mask
-            for chunk, piece in enumerate(self._partner_chunks(mask)):
-                for index, physical in members:
-                    letters = physical[k:k + high]
-                    factor = _source_phase(physical[:k], source) * _source_phase(letters, chunk)
-                    applied = apply_pauli_string(K, piece, physical[k + high:])
-                    yield index, chunk ^ _flips(letters), factor, applied
+            phases = [source_phase(physical[:k], self.rank ^ mask) for _, physical in members]
+            local = [physical[k:] for _, physical in members]
+            found = applied_in_chunks(self.K, self._partner_chunks(mask), local, count)
+            for member, target, factor, applied in found:
+                yield members[member][0], target, phases[member] * factor, applied
 
     def pauli_values(self, strings: Sequence[str]) -> np.ndarray:
         """``<psi|P|psi>`` (real) of every Pauli string: local partial sums, one all-reduce.
@@ -335,30 +333,6 @@ class ShardedState:
         self.canonical()
         K = self.K
         return K.asarray(self.comm.all_gather(K.to_numpy(self.shard)).reshape(-1))
-
-
-def _source_phase(letters: str, source: int) -> complex:
-    """The phase Pauli ``letters`` give the amplitudes whose bits on their qubits are ``source``'s
-    (``len(letters)`` bits, the first the most significant): ``Z``: ``(-1)^b``; ``Y``: ``i (-1)^b``.
-
-    Examples
-    --------
-    >>> _source_phase("ZY", 0b10) == -1j, _source_phase("ZY", 0b11) == 1j, _source_phase("", 0) == 1
-    (True, True, True)
-    """
-    factor = 1.0 + 0j
-    for position, letter in enumerate(letters):
-        bit = rank_bit(source, len(letters), position)
-        if letter == "Z":
-            factor *= -1 if bit else 1
-        elif letter == "Y":
-            factor *= -1j if bit else 1j
-    return factor
-
-
-def _flips(letters: str) -> int:
-    """The bits Pauli ``letters`` flip, as a mask (the first letter the most significant bit)."""
-    return int("".join("1" if letter in "XY" else "0" for letter in letters) or "0", 2)
 
 
 def initial_shard(K: ArrayBackend, plan: ShardPlan, rank: int, inputs: Any) -> Any:

@@ -17,12 +17,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...numerics.chunks import read_in_chunks
 from ...numerics.distributed import Communicator
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ..operations.operation import Operation
 from .adjoint import block_traces, traced_entries, transition_on
-from .chunks import read_in_chunks
 from .placement import _bit_order_index
 from .shard_plan import BlockStep, Swap, global_count_of, shard_plan
 from .sharded import (

@@ -18,8 +18,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from ...numerics.cache_registry import register_function_cache
-from ...numerics.protocol import ArrayBackend
+from .cache_registry import register_function_cache
+from .protocol import ArrayBackend
 
 __all__ = ["CHUNK_QUBITS", "Chunking", "chunking", "chunk_views", "update_in_chunks", "contiguous_chunks",
            "chunk_amplitudes", "read_in_chunks"]
