@@ -424,6 +424,23 @@ def test_trajectories_agree_with_the_density_matrix_within_four_standard_errors(
         assert abs(mean - exact_local) < 4 * error
 
 
+def test_trajectories_one_at_a_time_measure_local_operators():
+    """States too large to batch run one trajectory at a time (past 22 qubits in complex128; the
+    batch limit lowered here): local operators are read from batches of one too (they failed to
+    reshape a lone state before), within four standard errors of the density matrix."""
+    from tyxonq.circuit.statevector import trajectories
+
+    n = 5
+    c = noisy_pure_circuit(n, 0.08)
+    local = [(np.diag([1.0, -1.0]), [2]), (X, [3])]
+    exact = float(c.to_density_matrix().expectation(*local))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trajectories, "TRAJECTORY_BATCH_ENTRIES", 2 ** n)
+        assert trajectories.batch_size(n, 400) == 1
+        mean, error = tq.noise.trajectory_expectation(c, local, 400, seed=6)
+    assert abs(mean - exact) < 4 * error and 0 < error < 0.1
+
+
 def test_trajectories_reject_bad_arguments():
     c = tq.Circuit(2).h(0).bit_flip(0, p=0.1)
     with pytest.raises(ValueError, match="trajectories=1 must be an int >= 2"):

@@ -56,7 +56,18 @@ def one_process() -> dict:
     return {"pauli": np.real(state_pauli_values(K, state, [s for _, s in h][:8])),
             "energy": float(np.real(np.vdot(state, apply_pauli_sum(K, state, h)))),
             "marginal": marginal, "amplitude": state[int("01" * (n // 2), 2)],
-            "gradient value": value, "gradient": gradient, "samples": samples}
+            "gradient value": value, "gradient": gradient, "samples": samples,
+            "trajectories": one_at_a_time(
+                lambda: tq.noise.trajectory_expectation(sharded.noisy_circuit(), h, 3, seed=4))}
+
+
+def one_at_a_time(compute):
+    """``compute()`` with trajectories run one at a time (as the launched ranks run them)."""
+    from tyxonq.circuit.statevector import trajectories
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trajectories, "TRAJECTORY_BATCH_ENTRIES", 2 ** sharded.QUBITS)
+        return compute()
 
 
 @pytest.mark.parametrize("engine, ranks", jax_in_matrix(RUNS))
@@ -69,7 +80,7 @@ def test_sharded_results_equal_one_unrestricted_process(engine, ranks, one_proce
     for rank in range(ranks):
         found = results[rank]
         assert found["size"] == ranks and found["engine"] == engine.split("-")[0]
-        for name in ("pauli", "energy", "marginal", "gradient value", "gradient"):
+        for name in ("pauli", "energy", "marginal", "gradient value", "gradient", "trajectories"):
             np.testing.assert_allclose(found[name], expected[name], rtol=0, atol=1e-10, err_msg=name)
         np.testing.assert_allclose(complex(*found["amplitude"]), expected["amplitude"], atol=1e-10)
         np.testing.assert_array_equal(found["samples"], expected["samples"]["pytorch" if backend == "pytorch"

@@ -300,3 +300,81 @@ def test_a_state_that_fits_one_rank_is_not_sharded():
             return tq.rehearse(c.expectation_ps, z=[3]).routes, c._state_shards()
     for routes, shards in run_ranks(2, rank):
         assert "sharded-state" not in routes and shards is None
+
+
+def noisy_circuit(n: int, seed: int) -> tq.Circuit:
+    """Layers of rotations and CNOTs with channels between them: state-dependent branch weights
+    (amplitude and phase damping) and fixed ones (depolarising), on every qubit in turn."""
+    rng = np.random.default_rng(seed)
+    c = tq.Circuit(n)
+    for layer in range(3):
+        for q in range(n):
+            c.rx(q, theta=float(rng.uniform(-3, 3))).rz(q, theta=float(rng.uniform(-3, 3)))
+        for q in range(layer % 2, n - 1, 2):
+            c.cx(q, q + 1)
+        c.amplitude_damping(layer % n, gamma=0.3)
+        c.depolarizing((2 * layer + 1) % n, p=0.2)
+        c.phase_damping(n - 1 - layer, gamma=0.4)
+    c.cx(0, n - 1)
+    return c
+
+
+@pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_sharded_trajectories_draw_what_one_process_draws(size, chunk_qubits):
+    """Each trajectory's value on the sharded state equals one process's for the same generator
+    (one trajectory at a time), for a Pauli sum and for local operators on qubits that start
+    global; the branches differ between trajectories."""
+    from tyxonq.circuit.statevector import trajectories as single
+    from tyxonq.circuit.statevector.sharded_trajectories import sharded_trajectory_values
+    from tyxonq.noise.trajectories import _local_operators
+
+    n, count = 8, 12
+    c = noisy_circuit(n, 5)
+    h = tq.PauliSum([(0.7, "ZZIIIIIZ"), (-0.4, "XIYIIIII"), (0.25, "IIIIIZZI")], n_qubits=n)
+    K = tq.get_backend("numpy")
+    x = np.array([[0, 1], [1, 0]], dtype=complex)
+    matrices, groups = _local_operators(c, [(x, [0]), (np.diag([1.0, -1.0]).astype(complex), [n - 1])], K)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(single, "TRAJECTORY_BATCH_ENTRIES", 2 ** n)  # one at a time
+        states = [np.asarray(s)[0] for s in single.trajectory_states(K, n, c.operations, None, count,
+                                                                     np.random.default_rng(3))]
+    expected_h = [float(np.real(np.vdot(s, apply_pauli_sum(K, s, h)))) for s in states]
+    expected_o = [float(np.real(single.local_values(K, s[None], matrices, groups, n)[0])) for s in states]
+    assert len(set(np.round(expected_h, 8))) > 2  # the trajectories took different branches
+    with chunks_of(chunk_qubits):
+        found = run_ranks(size, lambda comm: (
+            sharded_trajectory_values(K, comm, n, c.operations, None, count, 3, lambda s: s.expectation(h)),
+            sharded_trajectory_values(K, comm, n, c.operations, None, count, 3,
+                                      lambda s: s.operator_value(matrices, groups).real)))
+    for values_h, values_o in found:
+        np.testing.assert_allclose(values_h, expected_h, atol=1e-10)
+        np.testing.assert_allclose(values_o, expected_o, atol=1e-10)
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_trajectory_expectation_shards_a_state_one_rank_cannot_hold(size):
+    """tq.noise.trajectory_expectation under a per-rank memory limit below a trajectory's state:
+    the ranks share each trajectory's state and return one process's estimate (one process run
+    one trajectory at a time with the same seed); with room for the state they share the
+    trajectories instead."""
+    from tyxonq.circuit.statevector import trajectories as single
+
+    n = 11
+    c = noisy_circuit(n, 7)
+    h = tq.PauliSum([(1.0, "Z" + "I" * (n - 2) + "Z"), (0.5, "IX" + "I" * (n - 2))], n_qubits=n)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(single, "TRAJECTORY_BATCH_ENTRIES", 2 ** n)
+        expected = tq.noise.trajectory_expectation(c, h, 16, seed=11)
+
+    def rank(comm):
+        with tq.distributed.use_communicator(comm), tq.use_memory_limit(int(2 ** n * 16 * 0.9)):
+            assert c.state_shards(4, trajectories=True) is comm
+            return tq.noise.trajectory_expectation(c, h, 16, seed=11)
+    for mean, error in run_ranks(size, rank):
+        assert abs(mean - expected[0]) < 1e-10 and abs(error - expected[1]) < 1e-10
+
+    def roomy(comm):
+        with tq.distributed.use_communicator(comm):
+            return c.state_shards(4, trajectories=True), c.state_shards()
+    assert run_ranks(size, roomy)[0] == (None, None)

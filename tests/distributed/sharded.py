@@ -1,7 +1,7 @@
 """A state vector sharded across the ranks of a launcher's run: a 22-qubit depth-24 random
 circuit under a per-rank memory limit below its state (64 MiB), so that every result takes the
-sharded state. Every rank prints ``RESULT <rank> <json>`` (``tests/test_sharded_launchers.py``
-compares them with one unrestricted process).
+sharded state (noisy trajectories of it too). Every rank prints ``RESULT <rank> <json>``
+(``tests/test_sharded_launchers.py`` compares them with one unrestricted process).
 
 ``python sharded.py ENGINE [MODE]``: ENGINE ``torch``, ``mpi``, ``jax`` (the ``JAX_*`` variables),
 ``jax-self`` (the script calls ``jax.distributed.initialize(...)`` itself with the coordinator,
@@ -59,6 +59,16 @@ def hamiltonian() -> tq.PauliSum:
 ANGLES = np.random.default_rng(11).uniform(-np.pi, np.pi, 2 * QUBITS * DEPTH)
 
 
+def noisy_circuit() -> tq.Circuit:
+    """The random circuit with amplitude damping, depolarising and phase damping on three
+    qubits (a global one among them) and a last CX: its trajectories, one at a time (the one
+    process too: :data:`~tyxonq.circuit.statevector.trajectories.TRAJECTORY_BATCH_ENTRIES` is
+    lowered below, so its draws are those the ranks make)."""
+    c = random_circuit(ANGLES)
+    return c.amplitude_damping(3, gamma=0.3).depolarizing(0, p=0.2).phase_damping(QUBITS - 1, gamma=0.4) \
+        .cx(0, QUBITS - 1).amplitude_damping(QUBITS - 1, gamma=0.5)
+
+
 def results(K) -> dict:
     h = hamiltonian()
     strings = [string for _, string in h][:8]
@@ -74,6 +84,7 @@ def results(K) -> dict:
             "amplitude": complex(K.to_numpy(c.amplitude("01" * (QUBITS // 2)))),
             "gradient value": float(K.to_numpy(value)),
             "gradient": np.asarray(K.to_numpy(gradient), dtype=float).tolist(),
+            "trajectories": tq.noise.trajectory_expectation(noisy_circuit(), h, 3, seed=4),
             "routes": list(report.routes),
             "sharding": None if report.sharding is None else str(report.sharding)}
 
@@ -90,6 +101,9 @@ def join(engine: str):
 
 
 def main(engine: str, mode: str = "work") -> None:
+    from tyxonq.circuit.statevector import trajectories
+
+    trajectories.TRAJECTORY_BATCH_ENTRIES = 2 ** QUBITS  # one trajectory at a time everywhere
     comm = join(engine)
     K = tq.set_backend(BACKENDS[engine] if mode == "work" else "numpy")
     if engine != "none":

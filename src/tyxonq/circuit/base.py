@@ -364,9 +364,22 @@ class CircuitBase(SimulatorBase, abstract=True):
         raise NotImplementedError  # pragma: no cover - Circuit and DMCircuit have their own
 
     # -- a state sharded across the ranks of a distributed run (a hook: Circuit has one) ------
-    def _state_shards(self, copies: int = 1) -> Any:
-        """The communicator whose ranks would share this circuit's state vector (``copies``:
-        state vectors a result holds at once), or ``None`` where the state is not sharded."""
+    def state_shards(self, copies: int = 1, trajectories: bool = False) -> Any:
+        """The communicator whose ranks share this circuit's state vector in a distributed run
+        (:mod:`~tyxonq.circuit.statevector.sharded`), or ``None`` where its results do not shard
+        it: ``copies`` state vectors are what one process would hold at once; ``trajectories``:
+        the pure states of noisy trajectories (channels allowed).
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> tq.Circuit(3).h(0).state_shards() is None  # one process, a state that fits
+        True
+        """
+        return self._state_shards(copies, trajectories)
+
+    def _state_shards(self, copies: int = 1, trajectories: bool = False) -> Any:
+        """The hook behind :meth:`state_shards`: ``None`` (simulators without sharded states)."""
         return None
 
     def _sharded_route(self, strings: Sequence[str], what: str, forced: bool = False,

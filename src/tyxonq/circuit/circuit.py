@@ -176,11 +176,12 @@ class Circuit(CircuitBase):
         return super()._pauli_sum_value(hamiltonian, "lightcone" if method == "auto" else method, hermitian)
 
     # -- a state sharded across the ranks of a distributed run ------------------------------
-    def _state_shards(self, copies: int = 1) -> Any:
+    def _state_shards(self, copies: int = 1, trajectories: bool = False) -> Any:
         """The communicator whose ranks share this circuit's state
         (:mod:`~tyxonq.circuit.statevector.sharded`): in a distributed run of ``2^k`` ranks, a
-        noiseless, non-dynamic circuit without lanes whose ``copies`` state vectors (one for
-        values, three for an exact gradient: what one process would need) exceed one rank's
+        noiseless (``trajectories``: noisy allowed), non-dynamic circuit without lanes whose
+        ``copies`` state vectors (one for values, three for an exact gradient, four for a
+        trajectory's branch: what one process would need) exceed one rank's
         memory budget (:func:`~tyxonq.numerics.memory.memory_budget`) while a shard and an exchange
         buffer (half a shard) fit, with at least
         :data:`~tyxonq.circuit.operations.fusion.MAX_BLOCK_QUBITS` local
@@ -188,7 +189,7 @@ class Circuit(CircuitBase):
         holds ``copies`` of them at once (``tq.rehearse`` reports it)."""
         comm = communicator()
         size, n = comm.size, self._num_qubits
-        if size == 1 or size & (size - 1) or self.is_noisy() or self.is_dynamic() \
+        if size == 1 or size & (size - 1) or (self.is_noisy() and not trajectories) or self.is_dynamic() \
                 or self._lanes() is not None:
             return None
         K = get_backend()

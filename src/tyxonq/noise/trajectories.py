@@ -25,7 +25,11 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     (:mod:`tyxonq.circuit.statevector.trajectories`), so the cost is that of a few state-vector
     simulations, never a ``4^n`` density matrix. In a distributed run each rank simulates its
     share of the trajectories with its own seed derived from ``seed``
-    (:func:`~tyxonq.numerics.sharing.rank_seed`), and every rank returns the mean over all.
+    (:func:`~tyxonq.numerics.sharing.rank_seed`), and every rank returns the mean over all; where
+    one trajectory's state does not fit a rank (:meth:`~tyxonq.Circuit.state_shards`), the ranks
+    run the trajectories one at a time on the state sharded across them
+    (:mod:`~tyxonq.circuit.statevector.sharded_trajectories`), drawing what one process draws
+    with ``seed`` when it runs them one at a time.
 
     Parameters
     ----------
@@ -72,11 +76,26 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
 
         def values(states: Any) -> Any:
             return K.real(pauli_sum_expectation(K, states, observable))
+
+        def sharded_value(state: Any) -> float:
+            return state.expectation(observable)
     else:
         matrices, groups = _local_operators(circuit, observable, K)
 
         def values(states: Any) -> Any:
             return K.real(local_values(K, states, matrices, groups, n))
+
+        def sharded_value(state: Any) -> float:
+            return state.operator_value(matrices, groups).real
+    if (comm := circuit.state_shards(4, trajectories=True)) is not None:
+        # one trajectory at a time, its state sharded over the ranks (all draw alike)
+        from ..circuit.statevector.sharded_trajectories import sharded_trajectory_values
+
+        comm.agree((int(trajectories), checked_seed(seed), circuit.structure_key(), n),
+                   "sharded trajectories")
+        results = sharded_trajectory_values(K, comm, n, circuit.operations, circuit.input_state(K),
+                                            int(trajectories), checked_seed(seed), sharded_value)
+        return float(results.mean()), float(results.std(ddof=1) / np.sqrt(len(results)))
     from ..circuit.base import LIGHT_CONE_HINT
     from ..circuit.statevector.trajectories import batch_size
     from ..numerics.memory import require_memory

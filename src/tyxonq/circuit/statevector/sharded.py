@@ -23,17 +23,19 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ...numerics.cache_registry import register_function_cache
-from ...numerics.chunks import chunk_amplitudes, contiguous_chunks, update_in_chunks
+from ...numerics.chunks import chunk_amplitudes, contiguous_chunks, read_in_chunks, update_in_chunks
 from ...numerics.distributed import Communicator
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ...operators.streamed_strings import applied_in_chunks, source_phase
 from ..operations.operation import Operation
-from .placement import apply_placed, place
+from .adjoint import transition_on
+from .placement import _bit_order_index, apply_placed, place
 from .shard_plan import BlockStep, ShardPlan, Swap, global_count_of, shard_plan
 from .sweep import SweepBlock, bind_matrices, block_operators, sweep_program
 
-__all__ = ["ShardedState", "sharded_sweep", "apply_sharded_block", "rank_bit"]
+__all__ = ["ShardedState", "sharded_sweep", "apply_sharded_block", "rank_bit", "shard_transition",
+           "chunked_inner"]
 
 
 def rank_bit(rank: int, global_count: int, position: int) -> int:
@@ -104,6 +106,44 @@ def apply_sharded_block(K: ArrayBackend, shard: Any, operator: Any, block: Sweep
                                                        max_ndim=max_ndim))
 
     return update_in_chunks(K, shard, local, num_qubits - k, update)
+
+
+def shard_transition(K: ArrayBackend, psi: Any, lam: Any, diagonal: bool, positions: tuple[int, ...],
+                     rank: int, k: int, n: int) -> Any:
+    """This rank's part of ``X = Tr_rest |psi_B><lambda_B|`` for a block whose qubits (in its
+    order) sit at physical ``positions`` (only the diagonal of ``X`` for a ``diagonal`` block):
+    summed over its local qubits chunk by chunk, placed at the entries its global bits select
+    (diagonal blocks; others are local). With ``lam = psi``: the reduced density matrix."""
+    local = [(i, p - k) for i, p in enumerate(positions) if p >= k]
+    fixed = tuple((i, rank_bit(rank, k, p)) for i, p in enumerate(positions) if p < k)
+    max_ndim = K.capabilities.max_ndim
+    if not local:
+        partial = K.reshape(chunked_inner(K, lam, psi), (1,))
+    else:
+        qubits = tuple(q for _, q in local)
+        ordered = tuple(sorted(qubits))
+        partial = sum(transition_on(K, psi_part, lam_part, cut.qubits, diagonal, cut.chunk_qubits,
+                                    max_ndim)
+                      for (psi_part, lam_part), cut in read_in_chunks(K, [psi, lam], ordered, n - k))
+        if ordered != qubits:  # rows (and columns) from ascending local order to the block's
+            index = list(_bit_order_index(tuple(ordered.index(q) for q in qubits), len(qubits)))
+            partial = K.take(partial, index, axis=0)
+            if not diagonal:
+                partial = K.take(partial, index, axis=1)
+    if not fixed:
+        return partial
+    # a diagonal block on global qubits: this rank's entries, zeros elsewhere
+    size = len(positions)
+    selected = _sliced_diagonal_index(size, fixed)
+    where = {entry: i for i, entry in enumerate(selected)}
+    gather = [where.get(entry, len(selected)) for entry in range(2 ** size)]
+    return K.take(K.concatenate([partial, K.zeros((1,), K.dtype_of(partial))]), gather, axis=0)
+
+
+def chunked_inner(K: ArrayBackend, bra: Any, ket: Any) -> Any:
+    """``<bra|ket>`` added up chunk by chunk (no temporary as large as the shard)."""
+    parts = read_in_chunks(K, [bra, ket], (), K.shape(bra)[0].bit_length() - 1)
+    return sum(K.sum(K.conj(bra_part) * ket_part) for (bra_part, ket_part), _ in parts)
 
 
 class ShardedState:
@@ -294,6 +334,38 @@ class ShardedState:
                           else slice(None) for p in positions)
             full[index] += np.asarray(K.to_numpy(reduced))
         return self.comm.all_reduce_sum(full.reshape(-1))
+
+    def make_local(self, qubits: Sequence[int]) -> None:
+        """Swap every one of ``qubits`` at a global position with a local position that holds
+        none of them (a ``ValueError`` where they are more than the local qubits)."""
+        k = self.global_count
+        if len(set(qubits)) > self.local_count:
+            raise ValueError(f"{len(set(qubits))} qubits do not fit the {self.local_count} local qubits of "
+                             f"{self.comm.size} ranks: use fewer ranks")
+        for q in qubits:
+            where = self.layout.index(q)
+            if where < k:
+                victim = max(p for p in range(k, self.num_qubits) if self.layout[p] not in qubits)
+                self.apply_swap(Swap(where, victim))
+
+    def operator_value(self, matrices: Sequence[Any], groups: Sequence[Sequence[int]]) -> complex:
+        """``<psi|O_1 ... O_m|psi>`` of matrices on disjoint qubit groups (``matrices[i]`` on
+        ``groups[i]``): the groups' qubits made local (:meth:`make_local`), then chunk by chunk,
+        one all-reduce."""
+        K, k = self.K, self.global_count
+        self.make_local([q for group in groups for q in group])
+        positions = {q: self.layout.index(q) - k for group in groups for q in group}
+        held = tuple(sorted(positions.values()))
+        total = 0.0 + 0j
+        for (piece,), cut in read_in_chunks(K, [self.shard], held, self.local_count):
+            inner = dict(zip(held, cut.qubits))
+            applied = piece
+            for matrix, group in zip(matrices, groups):
+                where = tuple(inner[positions[q]] for q in group)
+                applied = apply_placed(K, applied, matrix, place(where, cut.chunk_qubits,
+                                                                 max_ndim=K.capabilities.max_ndim))
+            total += complex(K.to_numpy(K.sum(K.conj(piece) * applied)))
+        return complex(self.comm.all_reduce_sum(np.array([total]))[0])
 
     def amplitude(self, bits: Sequence[int]) -> complex:
         """``<bits|psi>`` (``bits[q]`` the bit of qubit ``q``): read by the rank that holds it."""

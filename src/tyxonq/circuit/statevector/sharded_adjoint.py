@@ -17,61 +17,23 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...numerics.chunks import read_in_chunks
 from ...numerics.distributed import Communicator
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ..operations.operation import Operation
-from .adjoint import block_traces, traced_entries, transition_on
-from .placement import _bit_order_index
+from .adjoint import block_traces, traced_entries
 from .shard_plan import BlockStep, Swap, global_count_of, shard_plan
 from .sharded import (
     ShardedState,
-    _sliced_diagonal_index,
     apply_sharded_block,
+    chunked_inner,
     initial_shard,
-    rank_bit,
     run_plan,
+    shard_transition,
 )
-from .sweep import SweepBlock, bind_matrices, block_operators, sweep_program
+from .sweep import bind_matrices, block_operators, sweep_program
 
 __all__ = ["sharded_adjoint"]
-
-
-def _sharded_transition(K: ArrayBackend, psi: Any, lam: Any, block: SweepBlock, positions: tuple[int, ...],
-                        rank: int, k: int, n: int) -> Any:
-    """This rank's part of the block's transition (in the block's qubit order): over its local
-    qubits, placed at the entries its global bits select (diagonal blocks; others are local)."""
-    local = [(i, p - k) for i, p in enumerate(positions) if p >= k]
-    fixed = tuple((i, rank_bit(rank, k, p)) for i, p in enumerate(positions) if p < k)
-    max_ndim = K.capabilities.max_ndim
-    if not local:
-        partial = K.reshape(_chunked_inner(K, lam, psi), (1,))
-    else:
-        qubits = tuple(q for _, q in local)
-        ordered = tuple(sorted(qubits))
-        partial = sum(transition_on(K, psi_part, lam_part, cut.qubits, block.diagonal, cut.chunk_qubits,
-                                    max_ndim)
-                      for (psi_part, lam_part), cut in read_in_chunks(K, [psi, lam], ordered, n - k))
-        if ordered != qubits:  # rows (and columns) from ascending local order to the block's
-            index = list(_bit_order_index(tuple(ordered.index(q) for q in qubits), len(qubits)))
-            partial = K.take(partial, index, axis=0)
-            if not block.diagonal:
-                partial = K.take(partial, index, axis=1)
-    if not fixed:
-        return partial
-    # a diagonal block on global qubits: this rank's entries, zeros elsewhere
-    size = len(positions)
-    selected = _sliced_diagonal_index(size, fixed)
-    where = {entry: i for i, entry in enumerate(selected)}
-    gather = [where.get(entry, len(selected)) for entry in range(2 ** size)]
-    return K.take(K.concatenate([partial, K.zeros((1,), K.dtype_of(partial))]), gather, axis=0)
-
-
-def _chunked_inner(K: ArrayBackend, bra: Any, ket: Any) -> Any:
-    """``<bra|ket>`` added up chunk by chunk (no temporary as large as the shard)."""
-    parts = read_in_chunks(K, [bra, ket], (), K.shape(bra)[0].bit_length() - 1)
-    return sum(K.sum(K.conj(bra_part) * ket_part) for (bra_part, ket_part), _ in parts)
 
 
 def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Operation], num_qubits: int,
@@ -102,7 +64,7 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
     state = ShardedState(K, comm, num_qubits, initial_shard(K, plan, comm.rank, inputs), plan.initial)
     run_plan(state, plan, program, operators)
     lam = state.apply_pauli_sum(hamiltonian)
-    value = _chunked_inner(K, state.shard, lam)
+    value = chunked_inner(K, state.shard, lam)
     psi = state.shard
     pieces: list[Any] = []
     slots: list[int] = []
@@ -115,7 +77,8 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
         assert isinstance(step, BlockStep)
         b, block = step.index, program.blocks[step.index]
         if b in traced:
-            transition = _sharded_transition(K, psi, lam, block, step.positions, comm.rank, k, num_qubits)
+            transition = shard_transition(K, psi, lam, block.diagonal, step.positions, comm.rank, k,
+                                          num_qubits)
             piece, block_factors = block_traces(K, operations, matrices, block, traced[b], transition,
                                                 operators[b], prefixes.get(b), keep.get(b),
                                                 K.capabilities.max_ndim)

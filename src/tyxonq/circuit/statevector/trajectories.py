@@ -91,7 +91,8 @@ def _fixed_weights(channel: Any) -> np.ndarray | None:
 
 def trajectory_states(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation], inputs: Any,
                       trajectories: int, rng: np.random.Generator) -> Iterator[Any]:
-    """The final states of ``trajectories`` trajectories, in batches of shape ``(batch, 2^n)``."""
+    """The final states of ``trajectories`` trajectories, in batches of shape ``(batch, 2^n)``
+    (``batch`` is 1 for states too large to batch, past 22 qubits in complex128)."""
     n, max_ndim = num_qubits, K.capabilities.max_ndim
     prepared = _prepared(K, n, operations)
     size = batch_size(n, trajectories)
@@ -106,7 +107,7 @@ def trajectory_states(K: ArrayBackend, num_qubits: int, operations: Sequence[Ope
                     states = apply_block(K, states, operator, placement, block.diagonal)
             else:
                 states = _branch(K, states, first, *second, n, count, rng)
-        yield states
+        yield K.reshape(states, (count, 2 ** n))  # a batch of one too (its blocks drop the lead axis)
 
 
 def _initial(K: ArrayBackend, n: int, inputs: Any, count: int) -> Any:
