@@ -6,6 +6,8 @@ one-process :class:`~tyxonq.circuit.statevector.sweep.SweepProgram` on each rank
 placements, on an ``n-k`` qubit register; a diagonal block on global qubits takes the slice of its
 diagonal that the rank's bits select) and the plan's swaps exchange half of each shard with the
 rank across the swapped global qubit (:meth:`~tyxonq.numerics.distributed.Communicator.exchange`).
+Where the backend writes in place, blocks, swaps and readouts go chunk by chunk
+(:mod:`tyxonq.numerics.chunks`): a rank holds its shard and a few cache-sized chunks.
 
 Results come from local partial sums and one collective: Pauli strings and sums (a string that
 flips global qubits reads the shard of the rank it maps this one to: one exchange per distinct
