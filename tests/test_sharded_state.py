@@ -94,7 +94,7 @@ def check_results(K, size, n, operations, strings, marginal, seed, inputs=None):
 
 @pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
 @pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(case=sharded_cases())
 def test_sharded_results_equal_the_dense_reference(backend_name, chunk_qubits, case):
     K = make_backend(backend_name)
@@ -160,7 +160,7 @@ def check_gradient(K, c, h, sizes):
 
 @pytest.mark.parametrize("chunk_qubits", CHUNKINGS)
 @pytest.mark.parametrize("backend_name", jax_in_matrix(["numpy", "pytorch", "jax"]))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(case=sharded_cases())
 def test_sharded_adjoint_gradients_equal_finite_differences(backend_name, chunk_qubits, case):
     size, n, operations, strings, *_ = case
