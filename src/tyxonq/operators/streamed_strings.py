@@ -81,7 +81,7 @@ def streamed_pauli_values(K: ArrayBackend, state: Any, strings: Sequence[str]) -
     >>> import numpy as np, tyxonq as tq
     >>> K = tq.get_backend("numpy")
     >>> bell = np.array([1, 0, 0, 1], dtype=complex) / np.sqrt(2)
-    >>> [round(complex(v).real, 12) for v in streamed_pauli_values(K, bell, ["XX", "ZI", "YY"])]
+    >>> [round(complex(v).real, 12) + 0.0 for v in streamed_pauli_values(K, bell, ["XX", "ZI", "YY"])]
     [1.0, 0.0, -1.0]
     """
     parts = contiguous_chunks(K.shape(state)[0])

@@ -20,7 +20,7 @@ result; ``exchanges`` and ``bytes_sent`` count what this rank sent.
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -65,9 +65,9 @@ def _sliced_diagonal_index(size: int, fixed: tuple[tuple[int, int], ...]) -> tup
 
 def apply_sharded_block(K: ArrayBackend, shard: Any, operator: Any, block: SweepBlock,
                         positions: tuple[int, ...], rank: int, global_count: int, num_qubits: int,
-                        lead: int = 1, adjoint: bool = False) -> Any:
-    """A sweep block's operator (or its adjoint) on a rank's shard (``lead`` stacked shards), its
-    qubits at physical ``positions``: a diagonal block sliced by the rank's global bits, any
+                        adjoint: bool = False) -> Any:
+    """A sweep block's operator (or its adjoint) on a rank's shard, its qubits at physical
+    ``positions``: a diagonal block sliced by the rank's global bits, any
     other with every qubit local (the plan's swaps see to that).
 
     Examples
@@ -90,14 +90,8 @@ def apply_sharded_block(K: ArrayBackend, shard: Any, operator: Any, block: Sweep
             raise ValueError(f"block on physical positions {positions} mixes global qubits: swap them first")
         operator = K.take(operator, list(_sliced_diagonal_index(len(positions), fixed)), axis=0)
         if not local:  # one factor for the whole shard
-            return update_in_chunks(K, shard, (), num_qubits - k, lambda chunk, _: chunk * operator) \
-                if lead == 1 else shard * operator
+            return update_in_chunks(K, shard, (), num_qubits - k, lambda chunk, _: chunk * operator)
     max_ndim = K.capabilities.max_ndim
-    if lead != 1:
-        placement = place(local, num_qubits - k, lead=lead, diagonal=block.diagonal, max_ndim=max_ndim)
-        if block.diagonal and placement.kind != "diagonal":
-            operator = K.diag(operator)
-        return apply_placed(K, shard, operator, placement)
     diagonal = block.diagonal and \
         place(local, num_qubits - k, diagonal=True, max_ndim=max_ndim).kind == "diagonal"
     if block.diagonal and not diagonal:  # past max_ndim: the full matrix
@@ -193,7 +187,7 @@ class ShardedState:
         bit = rank_bit(self.rank, k, swap.global_position)
         partner = self.rank ^ (1 << (k - 1 - swap.global_position))
         before = swap.local_position - k
-        if lead == 1 and K.writes_in_place(array):  # in place, piece by piece: no second shard
+        if K.writes_in_place(array):  # in place, piece by piece: no second shard
             rows, columns = 2 ** before, 2 ** (local - before - 1)
             sent = K.reshape(array, (rows, 2, columns))[:, 1 - bit, :]
             step = max(1, chunk_amplitudes() // columns)
@@ -203,11 +197,11 @@ class ShardedState:
             for number, piece in enumerate(pieces):
                 piece[...] = self.fetch(piece, partner, counted=number == 0)
             return array
-        view = K.reshape(array, (lead, 2 ** before, 2, 2 ** (local - before - 1)))
-        kept, sent = view[:, :, bit:bit + 1, :], view[:, :, 1 - bit:2 - bit, :]
+        view = K.reshape(array, (2 ** before, 2, 2 ** (local - before - 1)))
+        kept, sent = view[:, bit:bit + 1, :], view[:, 1 - bit:2 - bit, :]
         received = self.fetch(sent, partner)
         halves = [kept, received] if bit == 0 else [received, kept]
-        return K.reshape(K.concatenate(halves, axis=2), K.shape(array))
+        return K.reshape(K.concatenate(halves, axis=1), K.shape(array))
 
     def apply_swap(self, swap: Swap) -> None:
         """Swap the shard's qubits (:meth:`swap`) and update the layout."""
@@ -446,14 +440,21 @@ def sharded_sweep(K: ArrayBackend, comm: Communicator, num_qubits: int, operatio
     return state
 
 
-def run_plan(state: ShardedState, plan: ShardPlan, program: Any, operators: Sequence[Any]) -> None:
-    """Every step of ``plan`` on ``state``'s shard."""
+def run_plan(state: ShardedState, plan: ShardPlan, program: Any, operators: Sequence[Any],
+             other: Callable[[ShardedState, Any, tuple[int, ...], Any], None] | None = None) -> None:
+    """Every step of ``plan`` on ``state``'s shard: a :class:`SweepBlock` applied with its
+    operator, any other block of ``program`` (a channel) by ``other(state, block, positions,
+    operators[index])``."""
     for step in plan.steps:
         if isinstance(step, Swap):
             state.apply_swap(step)
+            continue
+        assert isinstance(step, BlockStep)
+        block, operator = program.blocks[step.index], operators[step.index]
+        if isinstance(block, SweepBlock):
+            state.shard = apply_sharded_block(state.K, state.shard, operator, block, step.positions,
+                                              state.rank, state.global_count, state.num_qubits)
         else:
-            assert isinstance(step, BlockStep)
-            state.shard = apply_sharded_block(state.K, state.shard, operators[step.index],
-                                              program.blocks[step.index], step.positions, state.rank,
-                                              state.global_count, state.num_qubits)
+            assert other is not None, f"no way given to apply {block}"
+            other(state, block, step.positions, operator)
     state.layout = plan.final

@@ -23,7 +23,8 @@ from ..operations.operation import Operation
 from .placement import apply_placed, place
 from .sweep import apply_block, bind_matrices, block_operators, sweep_program
 
-__all__ = ["trajectory_states", "batch_size", "TRAJECTORY_BATCH_ENTRIES"]
+__all__ = ["trajectory_states", "batch_size", "TRAJECTORY_BATCH_ENTRIES", "prepared_segments",
+           "drawn_branches"]
 
 #: Entries of one batch of states (``batch x 2^n``); a state larger than this runs one at a time.
 TRAJECTORY_BATCH_ENTRIES = 2 ** 23
@@ -59,7 +60,7 @@ def _segments(operations: Sequence[Operation]) -> list[tuple[str, Any]]:
     return segments
 
 
-def _prepared(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation]) -> list[tuple]:
+def prepared_segments(K: ArrayBackend, num_qubits: int, operations: Sequence[Operation]) -> list[tuple]:
     """Per segment what every batch reuses: a gate run's fused blocks and their operators, a
     channel's Kraus stack and ``K_a^dagger K_a``."""
     max_ndim = K.capabilities.max_ndim
@@ -94,7 +95,7 @@ def trajectory_states(K: ArrayBackend, num_qubits: int, operations: Sequence[Ope
     """The final states of ``trajectories`` trajectories, in batches of shape ``(batch, 2^n)``
     (``batch`` is 1 for states too large to batch, past 22 qubits in complex128)."""
     n, max_ndim = num_qubits, K.capabilities.max_ndim
-    prepared = _prepared(K, n, operations)
+    prepared = prepared_segments(K, n, operations)
     size = batch_size(n, trajectories)
     for start in range(0, trajectories, size):
         count = min(size, trajectories - start)
@@ -116,6 +117,23 @@ def _initial(K: ArrayBackend, n: int, inputs: Any, count: int) -> Any:
     return K.ones((count, 1), K.dtype_of(inputs)) * K.reshape(inputs, (1, 2 ** n))
 
 
+def drawn_branches(weights: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each trajectory's branch drawn by its (unnormalised) weights ``(count, branches)``, one
+    uniform per trajectory from ``rng``, and the factor ``1 / sqrt(weight)`` that renormalises it.
+
+    Examples
+    --------
+    >>> choice, scale = drawn_branches(np.array([[0.0, 4.0]]), np.random.default_rng(0))
+    >>> choice.tolist(), scale.tolist()
+    ([1], [0.5])
+    """
+    weights = np.clip(weights, 0.0, None)
+    cumulative = np.cumsum(weights, axis=1)
+    drawn = rng.random(len(weights)) * cumulative[:, -1]
+    choice = np.minimum((cumulative < drawn[:, None]).sum(axis=1), weights.shape[1] - 1)
+    return choice, 1.0 / np.sqrt(weights[np.arange(len(weights)), choice])
+
+
 def _branch(K: ArrayBackend, states: Any, qubits: tuple[int, ...], stack: Any, products: Any,
             fixed_weights: np.ndarray | None, n: int, count: int, rng: np.random.Generator) -> Any:
     """Every trajectory through one channel: its branch drawn with probability ``||K_a psi||^2``
@@ -132,12 +150,8 @@ def _branch(K: ArrayBackend, states: Any, qubits: tuple[int, ...], stack: Any, p
         conjugated = [K.conj(row) for row in rows]
         reduced = K.reshape(K.stack([K.sum(rows[i] * conjugated[j], axis=1)
                                      for i in range(d) for j in range(d)], axis=1), (count, d, d))
-        weights = np.clip(np.asarray(K.to_numpy(K.real(K.einsum("aji,tij->ta", products, reduced)))),
-                          0.0, None)
-    cumulative = np.cumsum(weights, axis=1)
-    drawn = rng.random(count) * cumulative[:, -1]
-    choice = np.minimum((cumulative < drawn[:, None]).sum(axis=1), weights.shape[1] - 1)
-    scale = 1.0 / np.sqrt(weights[np.arange(count), choice])
+        weights = np.asarray(K.to_numpy(K.real(K.einsum("aji,tij->ta", products, reduced))))
+    choice, scale = drawn_branches(weights, rng)
     chosen = K.take(stack, choice) * K.reshape(K.asarray(scale.astype(complex)), (count, 1, 1))
     chosen = K.cast(chosen, K.dtype_of(states))
     branched = K.stack([sum(K.reshape(chosen[:, i, j], (count, 1)) * rows[j] for j in range(d))
