@@ -56,7 +56,7 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def cupynumeric(session: nox.Session) -> None:
-    """The whole suite with the real cuPyNumeric importable (CPU via a stand-in driver where
+    """The suite's cuPyNumeric cases on the real cuPyNumeric (CPU via a stand-in driver where
     there is no NVIDIA driver; see tests/cupynumeric_ci/README.md)."""
     python = _venv(session, "cupynumeric", TORCH, "nvidia-cupynumeric", "-e", ".[torch,test]")
     session.run(python, "tests/cupynumeric_ci/run_suite.py", *session.posargs, external=True)

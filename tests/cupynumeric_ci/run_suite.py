@@ -2,11 +2,12 @@
 
     python tests/cupynumeric_ci/run_suite.py [pytest arguments]
 
-If ``import cupynumeric`` works as installed (a machine with an NVIDIA driver), the suite runs
-as is. If it fails for want of ``libcuda.so.1`` (a machine without a GPU driver), this builds
+Without arguments it runs the suite's cuPyNumeric cases (:data:`CUPYNUMERIC_CASES`). If
+``import cupynumeric`` works as installed (a machine with an NVIDIA driver), they run as is. If
+it fails for want of ``libcuda.so.1`` (a machine without a GPU driver), this builds
 ``stub_libcuda.c`` -- a test-only stand-in that reports "no CUDA device", exactly what the real
 driver reports on a GPU-less host -- with the machine's C compiler into ``.nox/stub-driver/``,
-and runs the suite with it on ``LD_LIBRARY_PATH`` and Legate configured for one CPU. The
+and runs them with it on ``LD_LIBRARY_PATH`` and Legate configured for one CPU. The
 stand-in is never installed or shipped. Any other import failure is reported, not skipped.
 """
 
@@ -21,12 +22,11 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 LEGATE_CPU_CONFIG = "--cpus 1 --gpus 0 --omps 0 --utility 1 --sysmem 4000"
-#: test files this session leaves to the main suite: the framework integrations (Qiskit primitives,
-#: the PennyLane devices, Aer noise models) and the molecules (PySCF references) run on NumPy,
-#: PyTorch and JAX and never on cuPyNumeric, so here they would only repeat the main suite's run
-#: (minutes of CI time)
-NOT_ON_CUPYNUMERIC = ("test_qiskit_primitives.py", "test_pennylane_device.py", "test_noise_from_qiskit.py",
-                      "test_chem.py")
+#: the cases this session runs: those of the real cuPyNumeric (every test parametrised over the
+#: ``cupynumeric`` backend, and the tests named for it). The rest of the suite runs on NumPy,
+#: PyTorch, JAX and the ``cupynumeric-logic`` stand-in whether or not cuPyNumeric imports, so here
+#: it would only repeat the main suite's run (the whole suite again took past half an hour of CI)
+CUPYNUMERIC_CASES = "cupynumeric and not cupynumeric-logic"
 
 
 def cupynumeric_import_error(environment: dict[str, str]) -> str | None:
@@ -64,8 +64,7 @@ def main() -> int:
             print(f"import cupynumeric failed even with the stand-in driver: {failure}")
             return 1
         print(f"cuPyNumeric runs on CPU with the stand-in driver in {folder} ({LEGATE_CPU_CONFIG})")
-    arguments = sys.argv[1:] or ["-q", "-p", "no:cacheprovider",
-                                 *(f"--ignore=tests/{name}" for name in NOT_ON_CUPYNUMERIC)]
+    arguments = sys.argv[1:] or ["-q", "-p", "no:cacheprovider", "-k", CUPYNUMERIC_CASES]
     return subprocess.call([sys.executable, "-m", "pytest", *arguments], env=environment, cwd=ROOT)
 
 
