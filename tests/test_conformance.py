@@ -368,3 +368,33 @@ def test_requires_grad_and_detach(K, backend_id):
         assert not K.requires_grad(x, False).requires_grad
     else:
         np.testing.assert_array_equal(K.to_numpy(K.detach(x)), [1.0, 2.0])
+
+
+PIECES = [((32,), (8,), (16,)), ((2, 4, 4), (1, 2, 0), (1, 2, 4)), ((4, 2, 4), (0, 1, 1), (4, 1, 3))]
+
+
+@pytest.mark.parametrize("view,starts,sizes", PIECES)
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_pieces_are_read_and_written_without_a_second_array(K, backend_id, dtype, view, starts, sizes):
+    """read_piece equals NumPy's slice; write_piece updates in place (NumPy, PyTorch: the same
+    array) or into the donated buffer (JAX: the input is gone) where updates_in_pieces says so,
+    and refuses elsewhere, naming what to do instead."""
+    rng = np.random.default_rng(3)
+    original = random_array(rng, (32,), dtype)
+    value = random_array(rng, sizes, dtype)
+    blocks = tuple(slice(start, start + size) for start, size in zip(starts, sizes))
+    array = K.asarray(original.copy())
+    assert_matches(K, K.read_piece(array, view, starts, sizes), original.reshape(view)[blocks], dtype)
+    expected = original.copy()
+    expected.reshape(view)[blocks] = value
+    if not K.updates_in_pieces(array):
+        assert backend_id.startswith("cupynumeric")
+        with pytest.raises(ValueError, match=r"updates_in_pieces is False\): compute the whole array"):
+            K.write_piece(array, view, starts, K.asarray(value))
+        return
+    updated = K.write_piece(array, view, starts, K.asarray(value))
+    assert_matches(K, updated, expected, dtype)
+    if backend_id == "jax":
+        assert array.is_deleted()  # donated: XLA wrote into its buffer
+    else:
+        assert updated is array

@@ -149,10 +149,58 @@ class BackendBase:
         Examples
         --------
         >>> import numpy as np, tyxonq as tq
-        >>> tq.get_backend("numpy").writes_in_place(np.zeros(2)), tq.get_backend("jax").writes_in_place(0)
+        >>> tq.get_backend("numpy").writes_in_place(np.zeros(2)), tq.get_backend("numpy").writes_in_place(0)
         (True, False)
         """
         return False
+
+    def updates_in_pieces(self, array: Any) -> bool:
+        """Whether :meth:`write_piece` on ``array`` costs only the piece (no second array as large
+        as ``array``): where the backend writes in place (:meth:`writes_in_place`), and on JAX for
+        concrete arrays (a compiled update that reuses the donated buffer).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.get_backend("numpy").updates_in_pieces(np.zeros(2))
+        True
+        """
+        return self.writes_in_place(array)
+
+    def read_piece(self, array: Any, view: tuple[int, ...], starts: tuple[int, ...],
+                   sizes: tuple[int, ...]) -> Any:
+        """The block of ``array`` viewed with shape ``view`` that starts at ``starts`` and has
+        shape ``sizes`` (a view where the backend has views; on JAX a copy of the piece only).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.get_backend("numpy").read_piece(np.arange(8), (2, 4), (1, 2), (1, 2)).tolist()
+        [[6, 7]]
+        """
+        blocks = tuple(slice(start, start + size) for start, size in zip(starts, sizes))
+        return self.reshape(array, view)[blocks]
+
+    def write_piece(self, array: Any, view: tuple[int, ...], starts: tuple[int, ...],
+                    value: Any) -> Any:
+        """``array`` with the block of :meth:`read_piece` (its shape that of ``value``) replaced by
+        ``value``; only where :meth:`updates_in_pieces` says so. In place here (the result is
+        ``array``); on JAX ``array``'s buffer is donated to the result, so ``array`` must not be
+        used again: always continue with the returned array.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> state = np.zeros(4)
+        >>> tq.get_backend("numpy").write_piece(state, (2, 2), (1, 0), np.ones((1, 2))).tolist()
+        [0.0, 0.0, 1.0, 1.0]
+        """
+        if not self.updates_in_pieces(array):
+            raise ValueError(f"the {self.name} backend cannot update pieces of this array "
+                             "(updates_in_pieces is False): compute the whole array instead")
+        sizes = tuple(self.shape(value))
+        self.read_piece(array, view, starts, sizes)[...] = value
+        return array
 
     # -- gradients --------------------------------------------------------------------------
     def grad(self, fn: Callable[..., Any], argnums: Any = 0,

@@ -4,9 +4,10 @@ A block on some qubits of an ``n``-qubit register acts independently on every va
 qubits' bits. Fixing the leading ``t`` of those (the *outer* qubits) cuts the register into ``2^t``
 chunks of ``2^(n-t)`` amplitudes, each an ``(n-t)``-qubit register that holds every qubit of the
 block: the block runs on each chunk and the result is written back into the chunk's view. A
-sharded state's sweep, swaps, Pauli sums and transitions work this way where the backend writes in
-place (:meth:`~tyxonq.numerics.protocol.ArrayBackend.writes_in_place`), so a rank holds its shard
-plus a few chunks, never two shards.
+sharded state's sweep, swaps, Pauli sums and transitions work this way where the backend updates
+pieces of an array without copying the rest (:meth:`~tyxonq.numerics.protocol.ArrayBackend.updates_in_pieces`:
+NumPy and PyTorch in place, JAX by compiled updates into a donated buffer), so a rank holds its
+shard plus a few chunks, never two shards.
 
 :data:`CHUNK_QUBITS` bounds a chunk (``2^15`` amplitudes: 512 KiB in complex128); registers no
 larger than that are one chunk.
@@ -53,6 +54,13 @@ class Chunking:
     qubits: tuple[int, ...]
     chunk_qubits: int
 
+    def piece(self, selection: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A selection as the ``(starts, sizes)`` of a block of :attr:`view`
+        (:meth:`~tyxonq.numerics.protocol.ArrayBackend.read_piece`)."""
+        starts = tuple(0 if isinstance(index, slice) else index for index in selection)
+        sizes = tuple(size if isinstance(index, slice) else 1 for index, size in zip(selection, self.view))
+        return starts, sizes
+
 
 @register_function_cache
 @functools.lru_cache(maxsize=4096)
@@ -98,18 +106,21 @@ def chunking(num_qubits: int, qubits: tuple[int, ...], limit: int) -> Chunking:
 
 
 def chunk_views(K: ArrayBackend, array: Any, cut: Chunking) -> Iterator[Any]:
-    """Every chunk of ``array`` (a ``2^n`` vector) as a view of ``array`` (merged axes: reshape
-    it to ``(-1,)`` for the chunk's register, a copy where the view is strided)."""
-    viewed = K.reshape(array, cut.view)
+    """Every chunk of ``array`` (a ``2^n`` vector), in :attr:`Chunking.view`'s shape with ones on
+    the outer axes (:meth:`~tyxonq.numerics.protocol.ArrayBackend.read_piece`: a view where the
+    backend has views, else a copy of the chunk only; reshape it to ``(-1,)`` for the chunk's
+    register, a copy where the view is strided)."""
     for selection in cut.selections:
-        yield viewed[selection]
+        yield K.read_piece(array, cut.view, *cut.piece(selection))
 
 
 def update_in_chunks(K: ArrayBackend, array: Any, qubits: tuple[int, ...], num_qubits: int,
                      update: Callable[[Any, Chunking], Any]) -> Any:
     """``array`` (a ``2^n`` vector) with every chunk ``c`` (flattened, an ``(n-t)``-qubit register
     holding ``qubits``) replaced by ``update(c, cut)``: written in place where the backend writes
-    in place (returns ``array`` itself), otherwise ``update`` on the whole array.
+    in place (returns ``array`` itself), piece by piece into a donated buffer on JAX (the
+    returned array; ``array`` is gone), otherwise ``update`` on the whole array
+    (:meth:`~tyxonq.numerics.protocol.ArrayBackend.updates_in_pieces`).
 
     Examples
     --------
@@ -120,11 +131,13 @@ def update_in_chunks(K: ArrayBackend, array: Any, qubits: tuple[int, ...], num_q
     >>> update_in_chunks(K, state, (2,), 3, flip) is state, state.tolist()
     (True, [1.0, 0.0, 3.0, 2.0, 5.0, 4.0, 7.0, 6.0])
     """
-    if not K.writes_in_place(array):
+    if not K.updates_in_pieces(array):
         return update(array, chunking(num_qubits, qubits, num_qubits))
     cut = chunking(num_qubits, qubits, CHUNK_QUBITS)
-    for view in chunk_views(K, array, cut):
-        view[...] = K.reshape(update(K.reshape(view, (-1,)), cut), K.shape(view))
+    for selection in cut.selections:
+        starts, sizes = cut.piece(selection)
+        chunk = K.reshape(K.read_piece(array, cut.view, starts, sizes), (-1,))
+        array = K.write_piece(array, cut.view, starts, K.reshape(update(chunk, cut), sizes))
     return array
 
 

@@ -155,8 +155,9 @@ def _warn_gathered_exchange(engine: str) -> None:
     if engine not in _WARNED_GATHERED:
         _WARNED_GATHERED.add(engine)
         warnings.warn(f"the {engine!r} engine has no point-to-point transfer: each exchange of a "
-                      "sharded state all-gathers the halves (the same results; more data moves and "
-                      "each rank holds every rank's half for a moment)", RuntimeWarning, stacklevel=3)
+                      "sharded state all-gathers what the pair trades (the same results; more data "
+                      "moves: each rank receives every rank's part, not only its partner's)",
+                      RuntimeWarning, stacklevel=3)
 
 
 def _as_real_parts(array: Any) -> tuple[np.ndarray, bool]:

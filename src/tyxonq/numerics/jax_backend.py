@@ -50,6 +50,25 @@ def import_jax() -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+def _piece_functions(jax: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """Compiled reads and writes of a block of an array viewed in another shape: the read
+    materialises the piece only, the write donates the array's buffer (updated in place by XLA).
+    The view and the sizes are static, the starts traced: one compilation per chunking."""
+    lax = jax.lax
+
+    @functools.partial(jax.jit, static_argnums=(1, 3))
+    def read(array: Any, view: tuple[int, ...], starts: tuple[Any, ...], sizes: tuple[int, ...]) -> Any:
+        return lax.dynamic_slice(array.reshape(view), starts, sizes)
+
+    @functools.partial(jax.jit, static_argnums=(1,), donate_argnums=(0,))
+    def write(array: Any, view: tuple[int, ...], starts: tuple[Any, ...], value: Any) -> Any:
+        updated = lax.dynamic_update_slice(array.reshape(view), value, starts)
+        return updated.reshape(array.shape)
+
+    return read, write
+
+
+@functools.lru_cache(maxsize=None)
 def _broadened_svd(jax: Any) -> Any:
     """The reduced SVD with a custom VJP that broadens denominators."""
     jnp = jax.numpy
@@ -244,6 +263,28 @@ class JaxBackend(ArrayModuleBackend):
     def rng(self, seed: int | None = None) -> Any:
         """A seeded NumPy generator; samples are drawn on the host and moved to the device."""
         return np.random.default_rng(checked_seed(seed))
+
+    def updates_in_pieces(self, array: Any) -> bool:
+        """Concrete JAX arrays (not tracers): :meth:`write_piece` donates their buffer."""
+        return isinstance(array, self.jax.Array) and not isinstance(array, self.jax.core.Tracer)
+
+    def read_piece(self, array: Any, view: tuple[int, ...], starts: tuple[int, ...],
+                   sizes: tuple[int, ...]) -> Any:
+        """A compiled ``dynamic_slice`` of ``array`` viewed as ``view``: a copy of the piece only
+        (an eager reshape would copy the whole array first)."""
+        if not self.updates_in_pieces(array):
+            return super().read_piece(array, view, starts, sizes)
+        read, _ = _piece_functions(self.jax)
+        return read(array, tuple(view), tuple(starts), tuple(sizes))
+
+    def write_piece(self, array: Any, view: tuple[int, ...], starts: tuple[int, ...],
+                    value: Any) -> Any:
+        """A compiled ``dynamic_update_slice`` that donates ``array``'s buffer: XLA updates it in
+        place, and ``array`` itself is deleted (continue with the returned array)."""
+        if not self.updates_in_pieces(array):
+            return super().write_piece(array, view, starts, value)
+        _, write = _piece_functions(self.jax)
+        return write(array, tuple(view), tuple(starts), self.asarray(value))
 
     def available_memory(self) -> int:
         stats = self.jax.devices()[0].memory_stats() if self.capabilities.device != "cpu" else None

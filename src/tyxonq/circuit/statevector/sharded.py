@@ -6,8 +6,9 @@ one-process :class:`~tyxonq.circuit.statevector.sweep.SweepProgram` on each rank
 placements, on an ``n-k`` qubit register; a diagonal block on global qubits takes the slice of its
 diagonal that the rank's bits select) and the plan's swaps exchange half of each shard with the
 rank across the swapped global qubit (:meth:`~tyxonq.numerics.distributed.Communicator.exchange`).
-Where the backend writes in place, blocks, swaps and readouts go chunk by chunk
-(:mod:`tyxonq.numerics.chunks`): a rank holds its shard and a few cache-sized chunks.
+Where the backend updates pieces of an array (NumPy and PyTorch in place, JAX into a donated
+buffer), blocks, swaps and readouts go chunk by chunk (:mod:`tyxonq.numerics.chunks`): a rank
+holds its shard and a few cache-sized chunks.
 
 Results come from local partial sums and one collective: Pauli strings and sums (a string that
 flips global qubits reads the shard of the rank it maps this one to: one exchange per distinct
@@ -187,15 +188,17 @@ class ShardedState:
         bit = rank_bit(self.rank, k, swap.global_position)
         partner = self.rank ^ (1 << (k - 1 - swap.global_position))
         before = swap.local_position - k
-        if K.writes_in_place(array):  # in place, piece by piece: no second shard
+        if K.updates_in_pieces(array):  # piece by piece, in place: no second shard
             rows, columns = 2 ** before, 2 ** (local - before - 1)
-            sent = K.reshape(array, (rows, 2, columns))[:, 1 - bit, :]
+            view = (rows, 2, columns)
             step = max(1, chunk_amplitudes() // columns)
-            pieces = [sent[start:start + step] for start in range(0, rows, step)] \
-                if columns <= chunk_amplitudes() \
-                else [sent[row:row + 1, part] for row in range(rows) for part in contiguous_chunks(columns)]
-            for number, piece in enumerate(pieces):
-                piece[...] = self.fetch(piece, partner, counted=number == 0)
+            pieces = [((start, 1 - bit, 0), (min(step, rows - start), 1, columns))
+                      for start in range(0, rows, step)] if columns <= chunk_amplitudes() \
+                else [((row, 1 - bit, part.start), (1, 1, part.stop - part.start))
+                      for row in range(rows) for part in contiguous_chunks(columns)]
+            for number, (starts, sizes) in enumerate(pieces):
+                received = self.fetch(K.read_piece(array, view, starts, sizes), partner, counted=number == 0)
+                array = K.write_piece(array, view, starts, received)
             return array
         view = K.reshape(array, (2 ** before, 2, 2 ** (local - before - 1)))
         kept, sent = view[:, bit:bit + 1, :], view[:, 1 - bit:2 - bit, :]
@@ -285,19 +288,21 @@ class ShardedState:
         return np.real(self.comm.all_reduce_sum(partial))
 
     def apply_pauli_sum(self, hamiltonian: PauliSum) -> Any:
-        """This rank's shard of ``H|psi>``, added up chunk by chunk (in place where the backend
-        writes in place: the shard and a few chunks, no per-term arrays)."""
+        """This rank's shard of ``H|psi>``, added up chunk by chunk (piece by piece where the
+        backend updates pieces: the shard and a few chunks, no per-term arrays)."""
         K = self.K
         coefficients = [complex(coefficient) for coefficient, _ in hamiltonian]
         parts = contiguous_chunks(2 ** self.local_count)
-        result = K.zeros((2 ** self.local_count,), K.dtype_of(self.shard))
-        in_place = K.writes_in_place(result)
+        size = 2 ** self.local_count
+        result = K.zeros((size,), K.dtype_of(self.shard))
+        in_place = K.updates_in_pieces(result)
         pending: list[Any] = [None] * len(parts)
         for index, target, factor, applied in self._applied_strings([string for _, string in hamiltonian]):
             contribution = applied * (coefficients[index] * factor)
             if in_place:
-                view = result[parts[target]]
-                view += contribution
+                start, width = (parts[target].start,), (parts[target].stop - parts[target].start,)
+                result = K.write_piece(result, (size,), start,
+                                       K.read_piece(result, (size,), start, width) + contribution)
             else:
                 pending[target] = contribution if pending[target] is None else pending[target] + contribution
         return result if in_place or pending[0] is None else K.concatenate(pending)
@@ -408,8 +413,8 @@ def initial_shard(K: ArrayBackend, plan: ShardPlan, rank: int, inputs: Any) -> A
     local = 2 ** (plan.num_qubits - plan.global_count)
     if inputs is None:
         shard = K.zeros((local,), K.dtype)
-        if rank == 0 and K.writes_in_place(shard):
-            shard[0] = 1  # no second shard-sized array
+        if rank == 0 and K.updates_in_pieces(shard):  # no second shard-sized array
+            shard = K.write_piece(shard, (local,), (0,), K.ones((1,), K.dtype))
         elif rank == 0:
             shard = K.concatenate([K.ones((1,), K.dtype), shard[1:]])
         return shard
