@@ -65,6 +65,7 @@ from .numerics import (
     vectorize_or_fallback,
     vmap,
 )
+from .numerics.progress import set_progress
 from .operators import PauliSum, channels, hamiltonians
 
 __version__ = "0.1.0"
@@ -105,6 +106,7 @@ __all__ = [
     "persistent_cache_directory",
     "PersistentCacheWarning",
     "set_memory_limit",
+    "set_progress",
     "use_memory_limit",
     "memory_limit",
     "rehearse",

@@ -3,7 +3,7 @@
 ``tq.optimize.minimize(objective, x0, method=...)`` differentiates the objective with
 :func:`tyxonq.value_and_grad` (autograd on PyTorch and JAX, exact adjoint gradients on NumPy and
 cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy, shows a
-progress bar on long runs (tqdm, when installed; ``progress=False`` turns it off) and stops when
+progress bar on long runs (:func:`tyxonq.set_progress`; ``progress=False`` turns it off) and stops when
 the energy changes by less than ``tol`` (or the method's own criterion).
 
 Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; elsewhere one update rule in
@@ -23,14 +23,13 @@ whose ``result`` holds the best point, its value and the history so far.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import numbers
 import warnings
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,6 +39,7 @@ from .gradients import GRADIENT_METHODS, hessian, value_and_grad
 from .numerics import get_backend
 from .numerics.arguments import checked_choice, checked_count, checked_flag
 from .numerics.cache_registry import register_cache
+from .numerics.progress import progress as progress_report
 from .numerics.protocol import ArrayBackend
 
 __all__ = ["OptimizeResult", "minimize", "FIRST_ORDER_METHODS", "SECOND_ORDER_METHODS",
@@ -107,30 +107,6 @@ class _StopRequested(Exception):
     """The callback asked the run to stop."""
 
 
-@contextlib.contextmanager
-def _progress(total: int, enabled: bool, description: str) -> Iterator[Callable[[float], None]]:
-    """A callback advancing a tqdm bar (no-op when disabled or tqdm is missing)."""
-    bar = None
-    if enabled:
-        try:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=total, desc=description, leave=False)
-        except ImportError:
-            bar = None
-
-    def update(energy: float) -> None:
-        if bar is not None:
-            bar.set_postfix(energy=f"{energy:.8f}", refresh=False)
-            bar.update(1)
-
-    try:
-        yield update
-    finally:
-        if bar is not None:
-            bar.close()
-
-
 def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B", *,
              maxiter: int = 500, tol: float = 1e-10, learning_rate: float = 0.05,
              gradient_method: str | None = None, progress: bool | None = None,
@@ -161,7 +137,8 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
         Passed to :func:`tyxonq.value_and_grad` (default: autograd or adjoint); one the backend
         can run, and only with a method that uses gradients.
     progress : bool, optional
-        Show a tqdm bar; by default only for runs of more than 50 iterations.
+        Show a progress bar (tqdm) with the energy: ``True`` from the start, ``False`` never; by
+        default as :func:`tyxonq.set_progress` says (interactive sessions, past one second).
     jit : bool, optional
         Compile the objective, its gradient and (Adam/SGD) the whole update step with the
         backend's ``jit``, once per objective function. By default only where compiling is how
@@ -209,7 +186,7 @@ def minimize(objective: Callable[[Any], Any], x0: Any, method: str = "L-BFGS-B",
     """
     method_name = _checked_method(objective, method, callback)
     maxiter, tol, learning_rate, lam = _checked_numbers(maxiter, tol, learning_rate, lam)
-    progress = maxiter > 50 if progress is None else checked_flag(progress, "progress")
+    progress = None if progress is None else checked_flag(progress, "progress")
     jit = None if jit is None else checked_flag(jit, "jit")
     K = get_backend()
     _check_method_options(K, method, method_name, gradient_method, options, circuit, approximation)
@@ -316,7 +293,7 @@ def _checked_x0(K: ArrayBackend, x0: Any) -> np.ndarray:
 
 
 def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, method_name: str, maxiter: int,
-            tol: float, learning_rate: float, gradient_method: str | None, progress: bool,
+            tol: float, learning_rate: float, gradient_method: str | None, progress: bool | None,
             jit: bool | None, options: dict[str, Any] | None, metric: Callable | None,
             lam: float) -> Callable[[OptimizeResult, Callable[[], None]], None]:
     """``run(result, iteration_done)`` for the method: it records into ``result`` and calls
@@ -408,18 +385,18 @@ def _record(result: OptimizeResult, x: np.ndarray, energy: float) -> None:
 
 
 def _first_order_loop(stepper: tuple[Callable[[], float], Callable[[], np.ndarray]], result: OptimizeResult,
-                      iteration_done: Callable[[], None], *, maxiter: int, tol: float, progress: bool,
+                      iteration_done: Callable[[], None], *, maxiter: int, tol: float, progress: bool | None,
                       name: str) -> None:
     """Iterate ``step()`` (which returns the energy at the point ``current()`` had before it),
     recording into ``result``, until the energy changes by less than ``tol`` or ``maxiter``."""
     step, current = stepper
     previous = math.inf
-    with _progress(maxiter, progress, name) as advance:
+    with progress_report(maxiter, name, progress, unit="iteration") as report:
         for iteration in range(1, maxiter + 1):
             x_before = current()
             energy = step()
             _record(result, x_before, energy)
-            advance(energy)
+            report.advance(energy=float(energy))
             result.nit = iteration
             iteration_done()
             if abs(previous - energy) < tol:
@@ -539,12 +516,12 @@ def _natural_gradient(K: ArrayBackend, evaluate: Callable, metric: Callable, x0:
 
 
 def _scipy(K: ArrayBackend, objective: Callable, evaluate: Callable, x0: np.ndarray, method: str,
-           maxiter: int, tol: float, progress: bool, options: dict[str, Any],
+           maxiter: int, tol: float, progress: bool | None, options: dict[str, Any],
            hessian_of: Callable | None, result: OptimizeResult, iteration_done: Callable[[], None]) -> None:
     from scipy import optimize
 
     uses_gradient = method.lower() not in _GRADIENT_FREE
-    with _progress(maxiter, progress, method) as advance:
+    with progress_report(maxiter, method, progress, unit="iteration") as report:
 
         def with_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
             value, gradient = evaluate(K.asarray(x, K.real_dtype))
@@ -558,7 +535,7 @@ def _scipy(K: ArrayBackend, objective: Callable, evaluate: Callable, x0: np.ndar
             return energy
 
         def callback(*args: Any) -> None:
-            advance(result.history_fun[-1] if result.history_fun else math.nan)
+            report.advance(energy=float(result.history_fun[-1]) if result.history_fun else math.nan)
             result.nit += 1
             iteration_done()
 

@@ -8,7 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..numerics import get_backend
-from ..numerics.arguments import checked_count, checked_seed
+from ..numerics.arguments import checked_count, checked_flag, checked_seed
+from ..numerics.progress import progress as progress_report
 from ..numerics.protocol import ArrayBackend
 from ..numerics.sharing import shared_rows
 
@@ -16,7 +17,7 @@ __all__ = ["trajectory_expectation"]
 
 
 def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
-                           seed: int | None = None) -> tuple[float, float]:
+                           seed: int | None = None, progress: bool | None = None) -> tuple[float, float]:
     """``Tr(O rho)`` of a noisy circuit estimated from ``trajectories`` sampled pure states.
 
     Each trajectory follows one Kraus branch per channel, drawn with its exact probability
@@ -41,6 +42,9 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
         Number of trajectories (at least 2, for the standard error).
     seed : int, optional
         Seed of the branch choices.
+    progress : bool, optional
+        Show the trajectories done as a progress bar (:func:`tyxonq.set_progress`: by default in
+        interactive sessions past one second; on rank 0 of a distributed run, its share).
 
     Returns
     -------
@@ -64,6 +68,7 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
     if checked_count(trajectories, "trajectories") < 2:
         raise ValueError(f"trajectories={trajectories!r} must be an int >= 2")
     checked_seed(seed)
+    progress = None if progress is None else checked_flag(progress, "progress")
     if getattr(circuit, "inputs_kind", lambda: None)() == "density":
         raise ValueError("trajectories start from a pure state; this circuit's input is a density matrix")
     K = get_backend()
@@ -105,8 +110,12 @@ def trajectory_expectation(circuit: Any, observable: Any, trajectories: int,
                        f"trajectories of {n} qubits (a batch of state vectors)", LIGHT_CONE_HINT)
         states = trajectory_states(K, n, circuit.operations, circuit.input_state(K), count,
                                    np.random.default_rng(rank_seed))
-        return np.concatenate([np.asarray(K.to_numpy(values(batch)), dtype=float).reshape(-1)
-                               for batch in states])
+        rows = []
+        with progress_report(count, "noisy trajectories", progress, unit="trajectory") as report:
+            for batch in states:
+                rows.append(np.asarray(K.to_numpy(values(batch)), dtype=float).reshape(-1))
+                report.advance(len(rows[-1]))
+        return np.concatenate(rows)
 
     results = shared_rows(draw, int(trajectories), seed, 1, "noisy trajectories", dtype=float,
                           structure=[(op.gate, op.qubits) for op in circuit.operations]).reshape(-1)
