@@ -292,8 +292,8 @@ class ShardedState:
         backend updates pieces: the shard and a few chunks, no per-term arrays)."""
         K = self.K
         coefficients = [complex(coefficient) for coefficient, _ in hamiltonian]
-        parts = contiguous_chunks(2 ** self.local_count)
         size = 2 ** self.local_count
+        parts = contiguous_chunks(size)
         result = K.zeros((size,), K.dtype_of(self.shard))
         in_place = K.updates_in_pieces(result)
         pending: list[Any] = [None] * len(parts)
@@ -301,8 +301,11 @@ class ShardedState:
             contribution = applied * (coefficients[index] * factor)
             if in_place:
                 start, width = (parts[target].start,), (parts[target].stop - parts[target].start,)
-                result = K.write_piece(result, (size,), start,
-                                       K.read_piece(result, (size,), start, width) + contribution)
+                piece = K.read_piece(result, (size,), start, width)
+                if K.writes_in_place(result):  # a view: added into, no temporary
+                    piece += contribution
+                else:
+                    result = K.write_piece(result, (size,), start, piece + contribution)
             else:
                 pending[target] = contribution if pending[target] is None else pending[target] + contribution
         return result if in_place or pending[0] is None else K.concatenate(pending)
