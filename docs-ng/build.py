@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import warnings
@@ -32,6 +33,8 @@ def build_guide(output: pathlib.Path) -> None:
         body = markdown.markdown(text, extensions=["tables", "fenced_code"])
         title = text.splitlines()[0].lstrip("# ")
         (output / f"{page.stem}.html").write_text(PAGE.format(title=title, body=body))
+    if (HERE / "images").is_dir():  # the figures the pages show
+        shutil.copytree(HERE / "images", output / "images", dirs_exist_ok=True)
 
 
 def build_api(output: pathlib.Path) -> None:

@@ -24,7 +24,7 @@ LAYERS = (
     ("simulators", ("tyxonq.circuit",)),
     ("algorithms", ("tyxonq.gradients", "tyxonq.geometry", "tyxonq.optimize", "tyxonq.templates",
                     "tyxonq.noise", "tyxonq.mitigation", "tyxonq.evolution", "tyxonq.examples",
-                    "tyxonq.caches", "tyxonq.chem")),
+                    "tyxonq.caches", "tyxonq.chem", "tyxonq.plot")),
     ("integrations", ("tyxonq.qiskit", "tyxonq.pennylane")),
     ("package", ("tyxonq",)),
 )

@@ -21,6 +21,7 @@ from . import (
     numerics,
     operators,
     optimize,
+    plot,
     templates,
 )
 from .caches import CacheInfo, cache_info, clear_caches
@@ -107,6 +108,7 @@ __all__ = [
     "PersistentCacheWarning",
     "set_memory_limit",
     "set_progress",
+    "plot",
     "use_memory_limit",
     "memory_limit",
     "rehearse",

@@ -28,6 +28,7 @@ from ..numerics.memory import (
     require_memory,
     require_sample_memory,
 )
+from ..numerics.progress import takes_progress
 from ..numerics.protocol import ArrayBackend
 from ..numerics.sharing import shared_rows, sharing
 from .basis_state import BasisState, basis_state, one_hot, operator_product, pauli_values
@@ -513,6 +514,7 @@ class CircuitBase(SimulatorBase, abstract=True):
         announce_traced_circuit(self)  # tq.optimize's QNG finds an objective's circuit this way
         return traced_expectation(self, evaluate, apply_observable, requests)
 
+    @takes_progress
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None, method: str = "auto", final: bool = True) -> Any:
         """Measure all qubits ``shots`` times, exactly, at any width.
@@ -551,6 +553,9 @@ class CircuitBase(SimulatorBase, abstract=True):
             the deferred-measurement circuit above
             :data:`~tyxonq.circuit.branch_sampling.BRANCH_QUBITS` qubits; ``method`` is then not
             used, and readout errors apply to the final qubits.
+        progress : bool, optional
+            A progress bar for this call (a dynamic circuit's branch steps, the contraction
+            sampler's groups of qubits): ``None`` follows :func:`tyxonq.set_progress`.
 
         Examples
         --------

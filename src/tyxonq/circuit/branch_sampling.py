@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..numerics.progress import progress
 from ..numerics.protocol import ArrayBackend
 from .operations.gates import gate_matrix
 from .operations.operation import Operation
@@ -80,18 +81,22 @@ def branch_samples(K: ArrayBackend, num_qubits: int, num_clbits: int, operations
     pending = [(0, Branches(states, np.zeros((1, num_clbits), dtype=np.int8),
                             np.array([shots], dtype=np.int64)))]
     rows = []
-    while pending:
-        index, branches = pending.pop()
-        while index < len(steps) and len(branches.counts):
-            branches = steps[index](branches, rng)
-            index += 1
-            if len(branches.counts) > max_rows and index < len(steps):
-                parts = [_rows(K, branches, np.arange(low, min(len(branches.counts), low + max_rows)))
-                         for low in range(0, len(branches.counts), max_rows)]
-                branches = parts.pop(0)
-                pending.extend((index, part) for part in reversed(parts))
-        if len(branches.counts):
-            rows.append(_final_rows(K, n, branches, rng, final))
+    with progress(len(steps), "sampling: branch steps", unit="step") as report:
+        while pending:
+            index, branches = pending.pop()
+            while index < len(steps) and len(branches.counts):
+                branches = steps[index](branches, rng)
+                index += 1
+                report.advance(branches=len(branches.counts))
+                if len(branches.counts) > max_rows and index < len(steps):
+                    parts = [_rows(K, branches, np.arange(low, min(len(branches.counts), low + max_rows)))
+                             for low in range(0, len(branches.counts), max_rows)]
+                    branches = parts.pop(0)
+                    pending.extend((index, part) for part in reversed(parts))
+                    report.grow(len(parts) * (len(steps) - index))
+            report.advance(len(steps) - index)  # the steps a branch set emptied by post-selection skips
+            if len(branches.counts):
+                rows.append(_final_rows(K, n, branches, rng, final))
     width = num_clbits + (n if final else 0)
     drawn = np.concatenate(rows) if rows else np.zeros((0, width), dtype=np.int8)
     return drawn[rng.permutation(len(drawn))]

@@ -34,6 +34,7 @@ from ..numerics.arguments import (
 from ..numerics.cache_registry import register_function_cache
 from ..numerics.dual import Dual
 from ..numerics.memory import require_memory
+from ..numerics.progress import takes_progress
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.readout import confusion_matrices
@@ -44,8 +45,10 @@ from .operations.clifford import clifford_reason
 from .operations.composition import CompositionMethods
 from .operations.drawing import draw as draw_circuit
 from .operations.dynamic_methods import DynamicMethods
+from .operations.figure import circuit_figure
 from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
+from .operations.latex import circuit_latex
 from .operations.layer_methods import LayerMethods, checked_angles
 from .operations.operation import (
     DYNAMIC_KINDS,
@@ -64,6 +67,9 @@ from .statevector.lanes import operation_lanes
 __all__ = ["SimulatorBase", "simulator_class", "simulator_classes", "dynamic_route", "RESULTS",
            "format_index", "format_samples", "pauli_factors", "readout_seed", "weighted_sum",
            "SAMPLE_FORMATS", "HERMITIAN_TOLERANCE"]
+
+#: what :meth:`SimulatorBase.draw` draws: a text diagram, a matplotlib figure, quantikz source
+DRAW_OUTPUTS = ("text", "mpl", "latex")
 
 #: the results every simulator answers (or refuses with :class:`UnsupportedResult`)
 RESULTS = ("state", "probability", "amplitude", "marginal_probability", "reduced_density_matrix",
@@ -722,6 +728,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             return value
         return value.real if isinstance(value, Dual) else get_backend().real(value)
 
+    @takes_progress
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None, final: bool = True) -> Any:
         """Measure every qubit ``shots`` times (each simulator: exactly, its own way); the
@@ -858,10 +865,51 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         duplicate._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
         return duplicate
 
-    def draw(self, width: int = 100) -> str:
-        """A text diagram (qubit 0 on top), folded into blocks of at most ``width`` characters
-        per line; ``print(circuit)`` prints it."""
-        return draw_circuit(self._num_qubits, self._operations, width, self._barriers)
+    def draw(self, output: str = "text", *, width: int = 100, fold: int | None = None, ax: Any = None,
+             title: str | None = None) -> Any:
+        """The circuit drawn, qubit 0 on top, operations in the same columns in every output.
+
+        Parameters
+        ----------
+        output : {"text", "mpl", "latex"}
+            ``"text"``: a text diagram folded into blocks of at most ``width`` characters per
+            line (what ``print(circuit)`` prints); ``"mpl"``: a matplotlib ``Figure`` (gates with
+            their angles, controls, measurements and their classical bits, conditions, channels
+            dashed, barriers, Pauli rotations, detectors and observables on a classical row), folded
+            every ``fold`` columns (``None``: about
+            :data:`~tyxonq.circuit.operations.figure.FOLD_WIDTH` gate boxes; ``0``: never), drawn
+            into ``ax`` when given; ``"latex"``: quantikz source (``\\usepackage{quantikz}``).
+        width : int
+            Characters per line of the text diagram.
+        fold, ax, title
+            The figure's folding, the matplotlib axes to draw into, and its title.
+
+        Examples
+        --------
+        >>> import tyxonq as tq
+        >>> c = tq.Circuit(2).h(0).cx(0, 1)
+        >>> print(c.draw())
+        q0: ─H─●─
+        q1: ───X─
+        >>> figure = c.draw("mpl")  # a matplotlib Figure: figure.savefig("bell.png")
+        >>> type(figure).__name__
+        'Figure'
+        >>> c.draw("latex").splitlines()[1].split(" & ")[1:3]  # quantikz cells of qubit 0
+        ['\\\\gate{\\\\mathrm{H}}', '\\\\ctrl{1}']
+        """
+        output = checked_choice(output, DRAW_OUTPUTS, "output")
+        operations = self._drawn_operations(output)
+        if output == "text":
+            return draw_circuit(self._num_qubits, operations, checked_count(width, "width"), self._barriers)
+        if output == "latex":
+            return circuit_latex(self._num_qubits, operations, self._barriers)
+        if fold is not None:
+            fold = checked_count(fold, "fold", minimum=0)
+        return circuit_figure(self._num_qubits, operations, self._barriers, fold=fold, ax=ax, title=title)
+
+    def _drawn_operations(self, output: str) -> list[Operation]:
+        """The operations a drawing shows (a hook: a simulator may leave some out of some outputs)."""
+        return list(self._operations)
 
     def __str__(self) -> str:
         return self.draw()

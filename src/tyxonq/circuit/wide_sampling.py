@@ -28,6 +28,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice
+from ..numerics.progress import progress
 from ..numerics.protocol import ArrayBackend
 from .contraction.evaluation import Request, evaluate_requests
 from .contraction.network import conditional_network
@@ -118,24 +119,26 @@ def marginal_samples(circuit: Any, shots: int, rng: np.random.Generator,
     inputs = circuit.input_state(K)
     bits = np.zeros((shots, n), dtype=np.int8)
     drawn: list[int] = []
-    for start in range(0, n, group_qubits):
-        group = tuple(range(start, min(start + group_qubits, n)))
-        fixed = tuple(drawn)
-        if fixed:
-            prefixes, which = np.unique(bits[:, list(fixed)], axis=0, return_inverse=True)
-            which = which.reshape(-1)
-        else:
-            prefixes, which = np.zeros((1, 0), dtype=np.int8), np.zeros(shots, dtype=np.int64)
-        plan = circuit.result_plan(("conditional", fixed, group),
-                             lambda f=fixed, g=group: conditional_network(n, operations, kind, f, g),
-                             (2 ** len(group),), "sample()", token)
-        joint = _joint_probabilities(K, circuit, inputs, plan, prefixes.tolist())
-        conditional = joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
-        cumulative = np.cumsum(conditional, axis=1)
-        outcomes = np.minimum((cumulative[which] <= rng.random(shots)[:, None]).sum(axis=1),
-                              2 ** len(group) - 1)
-        width = len(group)
-        bits[:, list(group)] = (outcomes[:, None] >> np.arange(width - 1, -1, -1)[None, :]) & 1
-        drawn.extend(group)
+    with progress(-(-n // group_qubits), "sampling: qubit groups", unit="group") as report:
+        for start in range(0, n, group_qubits):
+            group = tuple(range(start, min(start + group_qubits, n)))
+            fixed = tuple(drawn)
+            if fixed:
+                prefixes, which = np.unique(bits[:, list(fixed)], axis=0, return_inverse=True)
+                which = which.reshape(-1)
+            else:
+                prefixes, which = np.zeros((1, 0), dtype=np.int8), np.zeros(shots, dtype=np.int64)
+            network = lambda f=fixed, g=group: conditional_network(n, operations, kind, f, g)  # noqa: E731
+            plan = circuit.result_plan(("conditional", fixed, group), network, (2 ** len(group),), "sample()",
+                                       token)
+            joint = _joint_probabilities(K, circuit, inputs, plan, prefixes.tolist())
+            conditional = joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
+            cumulative = np.cumsum(conditional, axis=1)
+            outcomes = np.minimum((cumulative[which] <= rng.random(shots)[:, None]).sum(axis=1),
+                                  2 ** len(group) - 1)
+            width = len(group)
+            bits[:, list(group)] = (outcomes[:, None] >> np.arange(width - 1, -1, -1)[None, :]) & 1
+            drawn.extend(group)
+            report.advance(qubits=len(drawn))
     return bits
 

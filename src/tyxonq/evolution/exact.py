@@ -18,6 +18,7 @@ from ..circuit.simulator import SimulatorBase
 from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, checked_state_vector
 from ..numerics.dual import TracingError
+from ..numerics.progress import progress, takes_progress
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.pauli_action import PauliStructure, pauli_sum_expectation
@@ -41,6 +42,7 @@ __all__ = ["evolve", "METHODS"]
 METHODS = ("krylov", "expm", "taylor", "tebd")
 
 
+@takes_progress
 def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *,
            imaginary: bool = False, observables: Any = None, callback: Callable[[Any], Any] | None = None,
            coefficients: Any = None, tol: float | None = None, krylov_dim: int | None = None,
@@ -148,19 +150,23 @@ def evolve(hamiltonian: Any, initial: Any, times: Any, method: str = "krylov", *
     times_host, time_values = checked_times(K, times, traced)
     state = _initial_state(K, initial, n)
     recorder = Recorder(K, observables, callback)
+    if isinstance(hamiltonian, TimeDependentHamiltonian) and coefficients is not None:
+        raise ValueError("coefficients= applies to a PauliSum; a TimeDependentHamiltonian's "
+                         "coefficient functions carry their own parameters")
+    readable = times_host is not None  # times traced inside jit: no bar, nothing read
+    reached = iter(times_host if readable else ())
+    with progress(len(time_values), "evolve", enabled=None if readable else False, unit="time") as report:
 
-    def emit(vector: Any) -> None:  # the callback gets a copy: the propagation goes on from vector
-        recorder.record(lambda o: pauli_sum_expectation(K, vector, o), lambda: K.array(vector),
-                        lambda: vector)
+        def emit(vector: Any) -> None:  # the callback gets a copy: the propagation goes on from vector
+            recorder.record(lambda o: pauli_sum_expectation(K, vector, o), lambda: K.array(vector),
+                            lambda: vector)
+            report.advance(t=next(reached, None))
 
-    if isinstance(hamiltonian, TimeDependentHamiltonian):
-        if coefficients is not None:
-            raise ValueError("coefficients= applies to a PauliSum; a TimeDependentHamiltonian's "
-                             "coefficient functions carry their own parameters")
-        magnus_propagate(K, hamiltonian, state, times_host, -1.0 if imaginary else -1j, tol, dt, imaginary,
-                         run, emit)
-    else:
-        _propagate(K, hamiltonian, coefficients, state, times_host, time_values, imaginary, run, emit)
+        if isinstance(hamiltonian, TimeDependentHamiltonian):
+            magnus_propagate(K, hamiltonian, state, times_host, -1.0 if imaginary else -1j, tol, dt,
+                             imaginary, run, emit)
+        else:
+            _propagate(K, hamiltonian, coefficients, state, times_host, time_values, imaginary, run, emit)
     return recorder.result()
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..circuit import MPSCircuit
+from ..numerics.progress import progress
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum, pauli_matrix
 from .inputs import (
@@ -102,12 +103,22 @@ def tebd_propagate(K: ArrayBackend, hamiltonian: Any, initial: Any, times: Any, 
     splitting = _Splitting(K, hamiltonian, coefficients, -1.0 if imaginary else -1j, order)
     recorder = Recorder(K, observables, callback)
     now = 0.0
-    for target, count in zip(host, counts):
-        if count:
-            splitting.advance(state, count, (target - now) / count, imaginary)
-        now = max(now, target)
-        _record(recorder, state)
+    with progress(int(sum(counts)), "TEBD", unit="step") as report:
+        for target, count in zip(host, counts):
+            if count:
+                splitting.advance(state, count, (target - now) / count, imaginary)
+            now = max(now, target)
+            _record(recorder, state)
+            if report.shown:  # the status reads the bonds and truncations: only for a bar
+                report.advance(int(count), t=now, bond=max(state.bond_dimensions(), default=1),
+                               discarded=_discarded(K, state))
     return recorder.result()
+
+
+def _discarded(K: ArrayBackend, state: Any) -> float:
+    """The total discarded weight of ``state``'s truncations so far, read on the host."""
+    return float(sum(float(np.real(K.to_numpy(K.detach(K.asarray(weight)))))
+                     for weight in state.truncation.discarded))
 
 
 def _record(recorder: Recorder, state: Any) -> None:

@@ -18,19 +18,25 @@ installs it.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
+import inspect
 import sys
 import warnings
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from .arguments import checked_flag
 
-__all__ = ["set_progress", "progress_setting", "progress", "Progress", "THRESHOLD_SECONDS"]
+__all__ = ["set_progress", "progress_setting", "progress", "progress_choice", "takes_progress", "Progress",
+           "THRESHOLD_SECONDS"]
 
 #: seconds a computation runs before its bar appears when progress is automatic
 THRESHOLD_SECONDS = 1.0
 
 _setting: bool | None = None  # None: automatic
 _warned_missing = False
+#: a public call's own ``progress=`` while it runs (:func:`progress_choice`); ``None``: not chosen
+_call_choice: contextvars.ContextVar[bool | None] = contextvars.ContextVar("tyxonq_progress", default=None)
 
 
 def set_progress(enabled: bool | None) -> bool | None:
@@ -55,6 +61,64 @@ def set_progress(enabled: bool | None) -> bool | None:
 def progress_setting() -> bool | None:
     """The setting of :func:`set_progress` (``None``: automatic)."""
     return _setting
+
+
+@contextlib.contextmanager
+def progress_choice(enabled: bool | None) -> Iterator[None]:
+    """Within the block, every :func:`progress` that is not given ``enabled`` follows
+    ``enabled`` (a public call's ``progress=`` argument, passed down to the loops it runs;
+    ``None``: no choice, the block follows :func:`set_progress`).
+
+    Examples
+    --------
+    >>> from tyxonq.numerics.progress import progress, progress_choice
+    >>> with progress_choice(False), progress(3, "steps") as report:
+    ...     report.shown
+    False
+    """
+    if enabled is None:
+        yield
+        return
+    token = _call_choice.set(checked_flag(enabled, "progress"))
+    try:
+        yield
+    finally:
+        _call_choice.reset(token)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def takes_progress(function: F) -> F:
+    """``function`` with one more keyword-only argument, ``progress`` (``None``, ``True`` or
+    ``False``), that every bar it opens follows (:func:`progress_choice`); it shows in the
+    signature.
+
+    Examples
+    --------
+    >>> @takes_progress
+    ... def work(steps: int) -> bool:
+    ...     with progress(steps, "work") as report:
+    ...         return report.shown
+    >>> work(3, progress=False)
+    False
+    >>> "progress" in inspect.signature(work).parameters
+    True
+    """
+    @functools.wraps(function)
+    def wrapped(*args: Any, progress: bool | None = None, **kwargs: Any) -> Any:
+        with progress_choice(progress):
+            return function(*args, **kwargs)
+
+    signature = inspect.signature(function)
+    parameters = list(signature.parameters.values())
+    extra = inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None,
+                              annotation="bool | None")
+    position = next((i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_KEYWORD),
+                    len(parameters))
+    wrapped.__signature__ = signature.replace(parameters=parameters[:position] + [extra]  # type: ignore[attr-defined]
+                                              + parameters[position:])
+    return wrapped  # type: ignore[return-value]
 
 
 def _interactive() -> bool:
@@ -91,6 +155,14 @@ class Progress:
                                    for key, value in status.items()}, refresh=False)
         self._bar.update(steps)
 
+    def grow(self, steps: int) -> None:
+        """``steps`` more to do than the total announced (work found on the way, such as the
+        branches a measurement splits off)."""
+        if self._bar is None or self._bar.total is None:
+            return
+        self._bar.total += steps
+        self._bar.refresh()
+
 
 @contextlib.contextmanager
 def progress(total: int | None, description: str, enabled: bool | None = None,
@@ -110,6 +182,8 @@ def progress(total: int | None, description: str, enabled: bool | None = None,
     """
     if enabled is not None:
         enabled = checked_flag(enabled, "progress")
+    if enabled is None:
+        enabled = _call_choice.get()
     choice = _setting if enabled is None else enabled
     automatic = choice is None
     wanted = (_interactive() if automatic else choice) and _rank() == 0

@@ -29,6 +29,7 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.memory import fits_in_memory, memory_budget
 from ...numerics.moves import Move, permute
+from ...numerics.progress import progress
 from ...numerics.protocol import ArrayBackend
 from ..operations.gates import gate_derivatives
 from ..operations.operation import Operation
@@ -134,12 +135,13 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
             if request.network_plan.slicing is not None:
                 record("slices", count=request.network_plan.slicing.count)
         return [placeholder(K, request.network_plan.output_shape) for request in outputs]
+    sliced = owners is not None
     owners = list(range(len(requests))) if owners is None else owners
     shapes = [request.network_plan.output_shape for request in outputs]
     sizes = [int(np.prod(shape)) for shape in shapes]
 
     def share(mine: list[int]) -> np.ndarray:
-        results = _contracted(K, operations, inputs, [requests[i] for i in mine])
+        results = _contracted(K, operations, inputs, [requests[i] for i in mine], sliced)
         totals = _summed(K, results, [owners[i] for i in mine], len(outputs))
         return np.concatenate([np.zeros(size, dtype=complex) if total is None else
                                np.asarray(K.to_numpy(total), dtype=complex).reshape(-1)
@@ -147,33 +149,38 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
     total = shared_total(K, operations, inputs, requests, share, sum(sizes), "a contraction's share")
     if total is None:
-        return _summed(K, _contracted(K, operations, inputs, requests), owners, len(outputs))
+        return _summed(K, _contracted(K, operations, inputs, requests, sliced), owners, len(outputs))
     starts = np.cumsum([0] + sizes)
     return [K.asarray(total[start:start + size].reshape(shape), K.dtype)
             for start, size, shape in zip(starts, sizes, shapes)]
 
 
 def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                requests: Sequence[Request]) -> list[Any]:
+                requests: Sequence[Request], sliced: bool = False) -> list[Any]:
     """Every (unsliced) request's result, requests that share a plan contracted together (on the
-    host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`)."""
+    host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`);
+    the slices of ``sliced`` requests counted on a progress bar."""
     if (host := host_twin_for(K, operations, inputs, requests)) is not None:
         twin, host_operations, host_inputs, host_requests = host
-        results = _contracted(twin, host_operations, host_inputs, host_requests)
+        results = _contracted(twin, host_operations, host_inputs, host_requests, sliced)
         return [K.asarray(result) for result in results]
     binder = Binder(K, operations, inputs)
     results: list[Any] = [None] * len(requests)
-    for plan, members in _batches(K, requests, _forward_entries):
-        if len(members) == 1:
-            request = requests[members[0]]
-            results[members[0]] = run_plan(request.network_plan, K, binder.bind(request.network_plan.network,
-                                                                               **request.binding))
-            continue
-        contraction, moves, stacked = _batched(binder, plan, [requests[i] for i in members])
-        shape = (len(members),) + requests[members[0]].network_plan.output_shape
-        result = K.reshape(permute(K, run_contraction(contraction, K, stacked), moves), shape)
-        for position, index in enumerate(members):
-            results[index] = result[position]
+    with progress(len(requests), "contracting slices", enabled=None if sliced else False,
+                  unit="slice") as report:
+        for plan, members in _batches(K, requests, _forward_entries):
+            if len(members) == 1:
+                request = requests[members[0]]
+                results[members[0]] = run_plan(request.network_plan, K,
+                                               binder.bind(request.network_plan.network, **request.binding))
+                report.advance()
+                continue
+            contraction, moves, stacked = _batched(binder, plan, [requests[i] for i in members])
+            shape = (len(members),) + requests[members[0]].network_plan.output_shape
+            result = K.reshape(permute(K, run_contraction(contraction, K, stacked), moves), shape)
+            for position, index in enumerate(members):
+                results[index] = result[position]
+            report.advance(len(members))
     return results
 
 
@@ -294,16 +301,21 @@ def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inpu
     binder = Binder(K, operations, inputs)
     values = np.zeros(len(requests), dtype=complex)
     contributions: dict[tuple, list] = defaultdict(list)
-    for plan, members in _batches(K, requests, _reverse_entries):
-        group = [requests[i] for i in members]
-        contraction, _, stacked = _batched(binder, plan, group)
-        program = group_program([r.network_plan for r in group], binder)
-        result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype),
-                                                        _angle_positions(program, group, binder))
-        values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
-        host = [None if environment is None else np.asarray(K.to_numpy(environment)).reshape(len(members), -1)
-                for environment in environments]
-        _collect(program, group, members, host, binder, contributions)
+    sliced = owners != list(range(count))
+    with progress(len(requests), "gradient: slices", enabled=None if sliced else False,
+                  unit="slice") as report:
+        for plan, members in _batches(K, requests, _reverse_entries):
+            group = [requests[i] for i in members]
+            contraction, _, stacked = _batched(binder, plan, group)
+            program = group_program([r.network_plan for r in group], binder)
+            result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype),
+                                                            _angle_positions(program, group, binder))
+            values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
+            rows = len(members)
+            host = [None if environment is None else np.asarray(K.to_numpy(environment)).reshape(rows, -1)
+                    for environment in environments]
+            _collect(program, group, members, host, binder, contributions)
+            report.advance(len(members))
     gradients = np.zeros((len(requests), slot_count), dtype=complex)
     _assemble(operations, contributions, wanted, gradients)
     if owners == list(range(count)):

@@ -122,6 +122,12 @@ class CompiledContraction:
     flops: int = 0
     writes: int = 0
 
+    def step_costs(self) -> tuple[tuple[float, int], ...]:
+        """Each step's width (log2 of its result's entries) and multiply-adds, in order."""
+        return tuple((math.log2(max(math.prod(shape), 1)),
+                      math.prod(step.first_layout.shape) * step.second_layout.shape[-1])
+                     for step, shape in zip(self.steps, self.product_shapes))
+
     @functools.cached_property
     def product_shapes(self) -> tuple[tuple[int, ...], ...]:
         """Each step's product, a (stack of) matrix(es)."""

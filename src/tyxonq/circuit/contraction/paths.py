@@ -33,6 +33,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import opt_einsum
 
+from ...numerics.progress import progress
 from .elimination import ELIMINATION_MAX_LEGS, elimination_path
 
 __all__ = ["circuit_path", "growing_path", "path_cost", "cotengra_path", "PathSearchWarning"]
@@ -325,25 +326,28 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     optimizers: dict[bool, Any] = {}
     best, best_cost = None, math.inf
     scale = 1.0 if rate is None else max(1.0, CONTRACTION_RATE / rate)
-    while done < repeats:
-        above = THOROUGH_KAHYPAR_ABOVE_SECONDS if scale > 1 else KAHYPAR_ABOVE_SECONDS
-        partition = rate is None or min(best_cost, known_cost) / rate > above
-        if partition not in optimizers:  # each optimizer continues its own search when called again
-            methods = [SEEDED_GREEDY, "kahypar"] if partition and _kahypar_installed() else [SEEDED_GREEDY]
-            optimizers[partition] = cotengra.HyperOptimizer(
-                methods=methods, max_repeats=chunk, minimize="combo", optlib="random",
-                optlib_opts={"seed": 0},
-                reconf_opts={} if partition else None, parallel=False, progbar=False)
-        path = [tuple(step) for step in optimizers[partition](ordered, tuple(sorted(output)), size_dict,
-                                                              memory_limit)]
-        done += chunk
-        spent += chunk * trial_seconds(len(inputs), partition)
-        cost = path_cost(inputs, output, size_dict, path)
-        if cost < best_cost:
-            best, best_cost = path, cost
-        floor = MIN_SEARCH_SECONDS * (scale if partition else 1)
-        if rate is None or (spent > floor and spent > best_cost / rate) or spent > MAX_SEARCH_SECONDS * scale:
-            break
+    with progress(repeats, "contraction path search", unit="trial") as report:
+        while done < repeats:
+            above = THOROUGH_KAHYPAR_ABOVE_SECONDS if scale > 1 else KAHYPAR_ABOVE_SECONDS
+            partition = rate is None or min(best_cost, known_cost) / rate > above
+            if partition not in optimizers:  # each optimizer continues its own search when called again
+                methods = [SEEDED_GREEDY] + (["kahypar"] if partition and _kahypar_installed() else [])
+                optimizers[partition] = cotengra.HyperOptimizer(
+                    methods=methods, max_repeats=chunk, minimize="combo", optlib="random",
+                    optlib_opts={"seed": 0},
+                    reconf_opts={} if partition else None, parallel=False, progbar=False)
+            path = [tuple(step) for step in optimizers[partition](ordered, tuple(sorted(output)), size_dict,
+                                                                  memory_limit)]
+            done += chunk
+            spent += chunk * trial_seconds(len(inputs), partition)
+            cost = path_cost(inputs, output, size_dict, path)
+            if cost < best_cost:
+                best, best_cost = path, cost
+            report.advance(chunk, best_log10_cost=round(math.log10(max(best_cost, 1.0)), 2))
+            floor = MIN_SEARCH_SECONDS * (scale if partition else 1)
+            enough = spent > floor and spent > best_cost / rate if rate is not None else True
+            if enough or spent > MAX_SEARCH_SECONDS * scale:
+                break
     return best
 
 

@@ -99,6 +99,10 @@ class ContractionReport:
         ``"basis-state"`` (a circuit that keeps a basis state one: propagated, nothing contracted),
         ``"sliced"`` (a contraction over the memory budget, contracted slice by slice) and
         ``"exact-mps"`` (a contraction that does not fit, tried as an untruncated MPS first).
+    steps : tuple of (float, int)
+        Every pairwise step of every distinct plan, in order (the plans one after the other, the
+        most expensive first): the width of its result (log2 of its entries) and its
+        multiply-adds (what :func:`tyxonq.plot.plan` draws).
     slices : int
         Slices of the sliced contractions (0: none sliced); ``contractions``, ``width`` and
         ``flops`` then count every slice, at its own width.
@@ -136,6 +140,7 @@ class ContractionReport:
     choices: tuple[RouteChoice, ...] = ()
     propagation: Any = None
     sharding: Any = None
+    steps: tuple[tuple[float, int], ...] = ()
 
     @property
     def log10_flops(self) -> float:
@@ -196,6 +201,8 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         memory = max(memory, plan.largest_tensor_size * batch * itemsize)
     available = int(min(memory_budget(K), 2 ** 62))
     cost = flops + 64 * writes
+    costliest = sorted(plans, key=lambda plan: -(plan.contraction.flops + 64 * plan.contraction.writes))
+    steps = tuple(step for plan in costliest for step in plan.contraction.step_costs())
     return ContractionReport(
         contractions=sum(kind == "contraction" for kind, _ in log), distinct_plans=len(plans),
         tensors=tensors, simplified_tensors=simplified, width=width, flops=flops, writes=writes,
@@ -203,7 +210,7 @@ def _report(log: list, K: ArrayBackend) -> ContractionReport:
         planning_seconds=sum(plan.planning_seconds for plan in plans),
         estimated_seconds=estimated_seconds(cost), sweeps=sweeps,
         routes=tuple(sorted(routes, key=ROUTE_ORDER.index)), slices=slices, choices=tuple(choices),
-        sharding=sharding)
+        sharding=sharding, steps=steps)
 
 
 def rehearse(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ContractionReport:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.arguments import random_generator
+from ...numerics.progress import progress
 from ...numerics.protocol import ArrayBackend
 from ...numerics.sharing import shared_rows
 from ..dynamic import BranchLimitError, DynamicResults, require_acceptance
@@ -82,18 +83,22 @@ class MPSBranches(DynamicResults):
         one = K.asarray(1.0, K.real_dtype)
         branches = [Branch(initial, one, (0,) * circuit.num_clbits)]
         pending: list[Operation] = []
-        for op in circuit.operations:
-            if not op.is_dynamic:
-                pending.append(op)
-                continue
+        dynamic = sum(op.is_dynamic for op in circuit.operations)
+        with progress(dynamic + 1, "MPS branches: measurements", unit="step") as report:
+            for op in circuit.operations:
+                if not op.is_dynamic:
+                    pending.append(op)
+                    continue
+                for branch in branches:
+                    apply_operations(branch.state, pending, matrices)
+                pending = []
+                branches = self._step(K, branches, op, matrices)
+                report.advance(branches=len(branches))
+                if not branches:  # no branch passes the post-selections
+                    return []
             for branch in branches:
                 apply_operations(branch.state, pending, matrices)
-            pending = []
-            branches = self._step(K, branches, op, matrices)
-            if not branches:  # no branch passes the post-selections
-                return []
-        for branch in branches:
-            apply_operations(branch.state, pending, matrices)
+            report.advance(branches=len(branches))
         return branches
 
     def _step(self, K: ArrayBackend, branches: list[Branch], op: Operation, matrices: Any) -> list[Branch]:

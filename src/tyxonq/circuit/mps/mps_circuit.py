@@ -19,6 +19,7 @@ from ...numerics.arguments import checked_state_vector, random_generator
 from ...numerics.dual import TracingError
 from ...numerics.lanes import LanesError
 from ...numerics.memory import require_memory, require_sample_memory
+from ...numerics.progress import takes_progress
 from ...numerics.protocol import ArrayBackend
 from ..contraction.rehearsal import ContractionReport, route_report
 from ..differentiation.traced import parameter_shift_dual
@@ -342,6 +343,7 @@ class MPSCircuit(SimulatorBase):
         sites = sum(2 * left * right for left, right in zip([1] + bonds, bonds + [1]))
         return route_report(K, ("mps",), sites * itemsize)
 
+    @takes_progress
     def sample(self, shots: int, seed: int | None = None, format: str = "counts",
                readout_error: Any = None, final: bool = True) -> Any:
         """Measure all qubits ``shots`` times by exact sequential sampling from the MPS (all

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from .gates import GATES, PAULI_ROTATION_PREFIX
+from .layout import layout, rows_of
 from .operation import Condition, Operation
 
-__all__ = ["draw"]
+__all__ = ["draw", "operation_labels", "format_param", "TARGET_LABELS"]
 
-_TARGET_LABELS = {"cx": "X", "cy": "Y", "cz": "Z", "crx": "RX", "cry": "RY", "crz": "RZ",
+TARGET_LABELS = {"cx": "X", "cy": "Y", "cz": "Z", "crx": "RX", "cry": "RY", "crz": "RZ",
                   "cphase": "P", "ccx": "X", "cswap": "x"}
 
 
-def _format_param(value: object) -> str:
+def format_param(value: object) -> str:
     try:
         return f"{float(value):.3g}"
     except (TypeError, ValueError):
@@ -30,7 +31,8 @@ def _condition_label(condition: Condition | None) -> str:
     return "[" + joiner.join(f"c{b}" for b in condition.bits) + f"{relation}{condition.value}]"
 
 
-def _labels(operation: Operation) -> dict[int, str]:
+def operation_labels(operation: Operation) -> dict[int, str]:
+    """The text diagram's label of ``operation`` on each qubit it acts on."""
     if operation.channel is not None:  # a channel: its name on every qubit, in braces
         return {q: "{" + operation.channel.name + "}" for q in operation.qubits}
     if operation.gate == "measure":
@@ -42,10 +44,10 @@ def _labels(operation: Operation) -> dict[int, str]:
     spec = GATES[operation.gate]
     dagger = "†" if operation.dagger else ""
     params = "" if not spec.is_parametrised or operation.gate == "unitary" else (
-        "(" + ",".join(_format_param(p) for p in operation.params) + ")")
+        "(" + ",".join(format_param(p) for p in operation.params) + ")")
     controls = operation.qubits[: spec.num_controls]
     targets = operation.qubits[spec.num_controls:]
-    name = _TARGET_LABELS.get(operation.gate, operation.gate.upper())
+    name = TARGET_LABELS.get(operation.gate, operation.gate.upper())
     if operation.gate in ("swap", "cswap"):
         label = "x"
     elif operation.gate == "unitary":
@@ -77,37 +79,13 @@ def draw(num_qubits: int, operations: Sequence[Operation], width: int = 100,
     <BLANKLINE>
     q0: «H─H─
     """
-    columns: list[dict[int, str]] = []
-    spans: list[set[int]] = []
-    markers: dict[int, list[tuple[int, ...]]] = {}
-    for position, qubits in barriers:
-        markers.setdefault(position, []).append(qubits)
-    written: dict[int, int] = {}  # classical bit -> the column after its last measurement
-
-    def classical_floor(operation: Operation) -> int:
-        """The first column an operation may take: after the measurements of the bits it reads."""
-        bits = operation.condition.bits if operation.condition is not None else operation.clbits
-        return max((written.get(b, 0) for b in bits), default=0)
-
-    for index, operation in enumerate(list(operations) + [None]):
-        for qubits in markers.get(index, ()):
-            columns.append({q: "░" for q in qubits})
-            spans.append(set(range(num_qubits)))  # spans every row: nothing moves left past it
-        if operation is None:
-            break
-        low, high = min(operation.qubits), max(operation.qubits)
-        span = set(range(low, high + 1))
-        column = len(columns)
-        while column > 0 and not spans[column - 1] & span and column > classical_floor(operation):
-            column -= 1
-        if column == len(columns):
-            columns.append({})
-            spans.append(set())
-        labels = _labels(operation)
-        columns[column].update({q: labels.get(q, "│") for q in span})
-        spans[column] |= span
-        for bit in operation.clbits:
-            written[bit] = column + 1
+    placed = layout(num_qubits, operations, barriers)
+    columns: list[dict[int, str]] = [{} for _ in range(placed.columns)]
+    for column, qubits in placed.barrier_columns:
+        columns[column] = {q: "░" for q in qubits}
+    for operation, column in zip(operations, placed.operation_columns):
+        labels = operation_labels(operation)
+        columns[column].update({q: labels.get(q, "│") for q in rows_of(num_qubits, operation)})
     cells = []  # per column: its label on every row, padded to the column's width
     for column in columns:
         size = max(len(label) for label in column.values())

@@ -22,6 +22,7 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.arguments import checked_count, checked_seed
 from ...numerics.memory import require_memory, require_sample_memory
+from ...numerics.progress import takes_progress
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PAULI_LETTERS, PauliSum, pauli_coefficients, pauli_matrix
 from ..contraction.rehearsal import ContractionReport, route_report
@@ -324,6 +325,7 @@ class StabilizerCircuit(SimulatorBase):
         return self._compiled["final"]
 
     # -- results -------------------------------------------------------------------------------
+    @takes_progress
     def sample(self, shots: int, seed: int | None = None, format: str = "counts", readout_error: Any = None,
                final: bool = True) -> Any:
         """``shots`` runs of the circuit, every qubit measured at the end, from stim's compiled
@@ -659,9 +661,10 @@ class StabilizerCircuit(SimulatorBase):
         """As :meth:`tyxonq.Circuit.to_openqasm` (detectors and observables left out)."""
         return SimulatorBase.to_openqasm(self._unannotated(), version)
 
-    def draw(self, width: int = 100) -> str:
-        """As :meth:`tyxonq.Circuit.draw` (detectors and observables not drawn)."""
-        return SimulatorBase.draw(self._unannotated(), width)
+    def _drawn_operations(self, output: str) -> list[Operation]:
+        """Detectors and observables are drawn in figures only (the text diagram has no classical
+        row)."""
+        return list(self.operations) if output == "mpl" else self._quantum_operations()
 
 
 def _exact_stabilizer_vector(vector: np.ndarray) -> np.ndarray:
