@@ -13,7 +13,7 @@ Rows:
     ``qml.draw``. Checked: 20 qubit rows in the first block.
 (c) a histogram of 1024 outcomes' counts (10 qubits, 20000 shots), written as a PNG:
     ``tq.plot.counts(top=None)`` and Qiskit's ``plot_histogram``. Checked: a PNG was written.
-(d) a progress bar's cost on a long call: 20000 shots of a 12-qubit repetition-code memory
+(d) a progress bar's cost on a long call: 20000 shots of a 16-qubit repetition-code memory
     (branch steps), with ``progress=False`` and with a bar drawn (``progress=True``, into a
     discarded stream). Checked: the same counts.
 
@@ -165,7 +165,7 @@ def histogram_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None
 
 def progress_rows(tq, repeat: int, shots: int, records: list) -> None:
     """(d)"""
-    data = 6
+    data = 8
     c = tq.Circuit(2 * data)
     for _ in range(3):
         for q in range(data):

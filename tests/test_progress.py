@@ -264,3 +264,28 @@ def test_progress_is_a_keyword_of_the_long_calls():
         assert parameter.default is None, call
     with pytest.raises(TypeError, match="progress"):
         tq.Circuit(1).sample(3, progress="yes")
+
+
+def test_a_sharded_state_counts_its_blocks_swaps_and_steps_back(bars):
+    from tyxonq.circuit.statevector.shard_plan import shard_plan
+    from tyxonq.circuit.statevector.sharded import sharded_sweep
+    from tyxonq.circuit.statevector.sharded_adjoint import sharded_adjoint
+    from tyxonq.circuit.statevector.sweep import sweep_program
+    from tyxonq.numerics.distributed import SingleProcess
+
+    K = tq.get_backend("numpy")
+    c = tq.templates.brickwork(6, [0.4] * 18, 3)
+    steps = len(shard_plan(sweep_program(6, c.operations, K.capabilities.max_ndim), 0).steps)
+    tq.set_progress(True)
+    state = sharded_sweep(K, SingleProcess(), 6, c.operations)
+    (bar,) = bars
+    assert (bar.desc, bar.total, bar.count) == ("sharded state: blocks and swaps", steps, steps)
+    assert int(bar.postfix["swaps"]) == 0  # one rank: no global qubit
+    angled = [i for i, op in enumerate(c.operations) if op.params]
+    wanted = {i: [(slot, 0)] for slot, i in enumerate(angled)}
+    value, _, _ = sharded_adjoint(K, SingleProcess(), c.operations, 6, None, tq.PauliSum([(1.0, "ZIIIII")]),
+                                  wanted, len(wanted))
+    back = [bar for bar in bars if bar.desc == "sharded gradient: steps back"]
+    assert len(back) == 1 and 0 < back[0].count <= back[0].total == steps
+    assert abs(value - float(c.expectation_ps(z=[0]))) < 1e-12
+    assert np.allclose(K.to_numpy(state.gather()), K.to_numpy(c.state()))

@@ -16,7 +16,10 @@ import numpy as np
 
 from .numerics.arguments import checked_count
 
-__all__ = ["counts", "expectations", "plan"]
+__all__ = ["counts", "expectations", "plan", "ANNOTATED_BARS"]
+
+#: a counts histogram writes each bar's value above it up to this many bars (past it they overlap)
+ANNOTATED_BARS = 40
 
 
 def _axes(ax: Any, size: tuple[float, float], rows: int = 1) -> tuple[Any, list[Any]]:
@@ -34,7 +37,8 @@ def counts(samples: Mapping[str, int], top: int | None = 20, ax: Any = None, tit
            probabilities: bool = False) -> Any:
     """A bar chart of sample counts (``c.sample(...)``'s dict), the ``top`` most frequent
     outcomes (all with ``top=None``), most frequent first, ties in key order; the rest summed
-    in one bar "other" when some are left out.
+    in one bar "other" when some are left out. Each bar's value is written above it when there
+    are at most :data:`ANNOTATED_BARS` bars.
 
     Parameters
     ----------
@@ -72,7 +76,7 @@ def counts(samples: Mapping[str, int], top: int | None = 20, ax: Any = None, tit
                     family="monospace")
     axes.set_ylabel("probability" if probabilities else "count")
     axes.set_xlabel("outcome")
-    for bar, value in zip(bars, heights):
+    for bar, value in zip(bars if len(bars) <= ANNOTATED_BARS else (), heights):
         axes.annotate(f"{value:.3g}" if probabilities else f"{value}", (bar.get_x() + bar.get_width() / 2,
                       bar.get_height()), ha="center", va="bottom", fontsize=7)
     if title is not None:

@@ -28,6 +28,7 @@ import numpy as np
 from ...numerics.cache_registry import register_function_cache
 from ...numerics.chunks import chunk_amplitudes, contiguous_chunks, read_in_chunks, update_in_chunks
 from ...numerics.distributed import Communicator
+from ...numerics.progress import progress
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ...operators.streamed_strings import applied_in_chunks, source_phase
@@ -452,17 +453,22 @@ def run_plan(state: ShardedState, plan: ShardPlan, program: Any, operators: Sequ
              other: Callable[[ShardedState, Any, tuple[int, ...], Any], None] | None = None) -> None:
     """Every step of ``plan`` on ``state``'s shard: a :class:`SweepBlock` applied with its
     operator, any other block of ``program`` (a channel) by ``other(state, block, positions,
-    operators[index])``."""
-    for step in plan.steps:
-        if isinstance(step, Swap):
-            state.apply_swap(step)
-            continue
-        assert isinstance(step, BlockStep)
-        block, operator = program.blocks[step.index], operators[step.index]
-        if isinstance(block, SweepBlock):
-            state.shard = apply_sharded_block(state.K, state.shard, operator, block, step.positions,
-                                              state.rank, state.global_count, state.num_qubits)
-        else:
-            assert other is not None, f"no way given to apply {block}"
-            other(state, block, step.positions, operator)
+    operators[index])``; a progress bar (rank 0) counts the steps."""
+    swaps = 0
+    with progress(len(plan.steps), "sharded state: blocks and swaps", unit="step") as report:
+        for step in plan.steps:
+            if isinstance(step, Swap):
+                state.apply_swap(step)
+                swaps += 1
+                report.advance(swaps=swaps)
+                continue
+            assert isinstance(step, BlockStep)
+            block, operator = program.blocks[step.index], operators[step.index]
+            if isinstance(block, SweepBlock):
+                state.shard = apply_sharded_block(state.K, state.shard, operator, block, step.positions,
+                                                  state.rank, state.global_count, state.num_qubits)
+            else:
+                assert other is not None, f"no way given to apply {block}"
+                other(state, block, step.positions, operator)
+            report.advance(swaps=swaps)
     state.layout = plan.final

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics.distributed import Communicator
+from ...numerics.progress import progress
 from ...numerics.protocol import ArrayBackend
 from ...operators.pauli import PauliSum
 from ..operations.operation import Operation
@@ -70,25 +71,28 @@ def sharded_adjoint(K: ArrayBackend, comm: Communicator, operations: Sequence[Op
     slots: list[int] = []
     factors: list[complex] = []
     first = min(traced) if traced else len(program.blocks)
-    for step in reversed(plan.steps):
-        if isinstance(step, Swap):  # psi and lambda one after the other: no array larger than a shard
-            psi, lam = state.swap(psi, step), state.swap(lam, step)
-            continue
-        assert isinstance(step, BlockStep)
-        b, block = step.index, program.blocks[step.index]
-        if b in traced:
-            transition = shard_transition(K, psi, lam, block.diagonal, step.positions, comm.rank, k,
-                                          num_qubits)
-            piece, block_factors = block_traces(K, operations, matrices, block, traced[b], transition,
-                                                operators[b], prefixes.get(b), keep.get(b),
-                                                K.capabilities.max_ndim)
-            pieces.append(piece)
-            slots += [entry[2] for entry in traced[b]]
-            factors += block_factors
-        if b == first:
-            break
-        psi, lam = (apply_sharded_block(K, array, operators[b], block, step.positions, comm.rank, k,
-                                        num_qubits, adjoint=True) for array in (psi, lam))
+    with progress(len(plan.steps), "sharded gradient: steps back", unit="step") as report:
+        for step in reversed(plan.steps):
+            if isinstance(step, Swap):  # psi and lambda one after the other: no array larger than a shard
+                psi, lam = state.swap(psi, step), state.swap(lam, step)
+                report.advance()
+                continue
+            assert isinstance(step, BlockStep)
+            b, block = step.index, program.blocks[step.index]
+            if b in traced:
+                transition = shard_transition(K, psi, lam, block.diagonal, step.positions, comm.rank, k,
+                                              num_qubits)
+                piece, block_factors = block_traces(K, operations, matrices, block, traced[b], transition,
+                                                    operators[b], prefixes.get(b), keep.get(b),
+                                                    K.capabilities.max_ndim)
+                pieces.append(piece)
+                slots += [entry[2] for entry in traced[b]]
+                factors += block_factors
+            report.advance()
+            if b == first:
+                break
+            psi, lam = (apply_sharded_block(K, array, operators[b], block, step.positions, comm.rank, k,
+                                            num_qubits, adjoint=True) for array in (psi, lam))
     traces = np.asarray(K.to_numpy(K.concatenate(pieces))).reshape(-1) if pieces else np.zeros(0, complex)
     summed = comm.all_reduce_sum(np.concatenate([[complex(K.to_numpy(value))], traces]).astype(complex))
     gradient = np.zeros(slot_count)
