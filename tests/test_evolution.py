@@ -272,8 +272,8 @@ def test_magnus_scheme_is_fourth_order_and_exact_for_constant_coefficients():
 
 
 # -- TEBD ------------------------------------------------------------------------------------------
-def test_tebd_heisenberg_quench_of_20_sites_against_the_exact_state():
-    n, time = 20, 0.5
+def test_tebd_heisenberg_quench_of_16_sites_against_the_exact_state():
+    n, time = 16, 0.5
     hamiltonian = tq.hamiltonians.heisenberg(n)
     neel = tq.Circuit(n)
     mps = tq.MPSCircuit(n, cutoff=0.0)
