@@ -74,7 +74,9 @@ def _column_width(operation: Operation) -> float:
 
 
 class _Canvas:
-    """Draws into ``ax`` in row units: qubit ``q`` of a block is at ``y = top - q``."""
+    """Draws into ``ax`` in row units: qubit ``q`` of a block is at ``y = top - q``. Artists are
+    added without updating the axes' data limits (the figure sets its own): a few hundred boxes
+    would otherwise spend most of the drawing time on Bezier extrema."""
 
     def __init__(self, ax: Any, num_qubits: int) -> None:
         self.ax, self.n = ax, num_qubits
@@ -83,7 +85,7 @@ class _Canvas:
         from matplotlib.patches import FancyBboxPatch
 
         height = high - low + _BOX
-        self.ax.add_patch(FancyBboxPatch((x - width / 2, low - _BOX / 2), width, height,
+        self.ax.add_artist(FancyBboxPatch((x - width / 2, low - _BOX / 2), width, height,
                                          boxstyle="round,pad=0,rounding_size=0.06", gid=gid,
                                          facecolor=_FACES.get(gid, _FACES["gate"]), edgecolor=_EDGE,
                                          linewidth=1.2, linestyle="--" if dashed else "-", zorder=3))
@@ -93,18 +95,20 @@ class _Canvas:
         self.ax.text(x, y, text, ha="center", va="center", fontsize=size, gid=gid, zorder=4, **options)
 
     def line(self, xs: Sequence[float], ys: Sequence[float], gid: str, **options: Any) -> None:
+        from matplotlib.lines import Line2D
+
         style = {"color": _EDGE, "linewidth": 1.2, "zorder": 2} | options
-        self.ax.plot(xs, ys, gid=gid, **style)
+        self.ax.add_artist(Line2D(xs, ys, gid=gid, **style))
 
     def dot(self, x: float, y: float) -> None:
         from matplotlib.patches import Circle
 
-        self.ax.add_patch(Circle((x, y), 0.09, facecolor=_EDGE, edgecolor=_EDGE, gid="control", zorder=3))
+        self.ax.add_artist(Circle((x, y), 0.09, facecolor=_EDGE, edgecolor=_EDGE, gid="control", zorder=3))
 
     def plus(self, x: float, y: float) -> None:
         from matplotlib.patches import Circle
 
-        self.ax.add_patch(Circle((x, y), 0.2, facecolor="white", edgecolor=_EDGE, linewidth=1.2, gid="target",
+        self.ax.add_artist(Circle((x, y), 0.2, facecolor="white", edgecolor=_EDGE, linewidth=1.2, gid="target",
                                  zorder=3))
         self.line([x - 0.2, x + 0.2], [y, y], "target", zorder=4)
         self.line([x, x], [y - 0.2, y + 0.2], "target", zorder=4)
@@ -117,7 +121,7 @@ class _Canvas:
     def meter(self, x: float, y: float, width: float) -> None:
         from matplotlib.patches import Arc
 
-        self.ax.add_patch(Arc((x, y - 0.12), 0.42, 0.36, theta1=0, theta2=180, color=_EDGE, linewidth=1.1,
+        self.ax.add_artist(Arc((x, y - 0.12), 0.42, 0.36, theta1=0, theta2=180, color=_EDGE, linewidth=1.1,
                               zorder=4))
         self.line([x, x + 0.17], [y - 0.12, y + 0.16], "measure", linewidth=1.1, zorder=4)
 
