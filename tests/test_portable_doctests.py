@@ -46,6 +46,7 @@ def runs(request):
 
 
 @pytest.mark.slow
+@pytest.mark.portability  # deselected from the main suite (half a minute); .ci/run runs it
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
 def test_doctests_pass_under_other_blas_kernels(kernel, runs):
     run = runs[kernel].result()
