@@ -49,17 +49,17 @@ DATA, ROUNDS, ERROR = 10, 3, 0.05
 
 
 # -- (a) the repetition-code memory ----------------------------------------------------------------
-def memory_tyxonq(tq):
-    c = tq.Circuit(2 * DATA)
-    for _ in range(ROUNDS):
-        for q in range(DATA):
-            c.rx(q, ERROR)
-        for i in range(DATA):
-            c.cx(i, DATA + i).cx((i + 1) % DATA, DATA + i)
-        bits = c.measure(*range(DATA, 2 * DATA))
-        for i in range(DATA):  # data qubit i sits between syndromes i - 1 and i
+def memory_tyxonq(tq, data=DATA, rounds=ROUNDS, error=ERROR):
+    c = tq.Circuit(2 * data)
+    for _ in range(rounds):
+        for q in range(data):
+            c.rx(q, error)
+        for i in range(data):
+            c.cx(i, data + i).cx((i + 1) % data, data + i)
+        bits = c.measure(*range(data, 2 * data))
+        for i in range(data):  # data qubit i sits between syndromes i - 1 and i
             c.cond([bits[i - 1], bits[i]], value=3).x(i)
-        for a in range(DATA, 2 * DATA):
+        for a in range(data, 2 * data):
             c.reset(a)
     return c
 

@@ -165,18 +165,9 @@ def histogram_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None
 
 def progress_rows(tq, repeat: int, shots: int, records: list) -> None:
     """(d)"""
-    data = 8
-    c = tq.Circuit(2 * data)
-    for _ in range(3):
-        for q in range(data):
-            c.rx(q, theta=0.05)
-        for i in range(data):
-            c.cx(i, data + i).cx((i + 1) % data, data + i)
-        bits = c.measure(*range(data, 2 * data))
-        for i in range(data):
-            c.cond([bits[i - 1], bits[i]], value=3).x(i)
-        for a in range(data, 2 * data):
-            c.reset(a)
+    from dynamic_rows import memory_tyxonq  # row (a) of the dynamic rows, 8 data qubits
+
+    c = memory_tyxonq(tq, data=8)
     found = {}
     for engine, shown in (("tyxonq-no-bar", False), ("tyxonq-bar", True)):
         stream, sys.stderr = sys.stderr, io.StringIO()  # the bar drawn, then discarded

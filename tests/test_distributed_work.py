@@ -111,7 +111,14 @@ def test_every_rank_gets_one_process_results(engine, ranks, one_process):
     assert results[last]["failure"] == f"RuntimeError: rank {last}'s share failed on purpose"
 
 
-@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
+def torch_with_the_launchers(cases):
+    """The torchrun case of a check whose mpirun case runs in the main suite, marked ``launchers``
+    (run after it by ``.ci/run``): a torchrun launch costs 10-15 s of the suite's 10 minutes, and the
+    results every engine must share (``test_every_rank_gets_one_process_results``) keep theirs."""
+    return [pytest.param(case, marks=pytest.mark.launchers) if case == "torch" else case for case in cases]
+
+
+@pytest.mark.parametrize("engine", torch_with_the_launchers(jax_in_matrix(ENGINES)))
 def test_a_rank_that_stops_outside_a_collective_ends_the_run(engine):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
     start = time.perf_counter()
@@ -130,7 +137,7 @@ def example_alone() -> str:
     return alone.stdout
 
 
-@pytest.mark.parametrize("engine", jax_in_matrix(ENGINES))
+@pytest.mark.parametrize("engine", torch_with_the_launchers(jax_in_matrix(ENGINES)))
 def test_the_example_takes_one_process_steps_on_every_rank(engine, example_alone):
     pytest.importorskip({"torch": "torch", "mpi": "mpi4py", "jax": "jax"}[engine])
     finished = run_launcher(engine, str(EXAMPLE), "--quick", "--backend", workloads.BACKENDS[engine])

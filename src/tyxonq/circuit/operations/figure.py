@@ -108,8 +108,8 @@ class _Canvas:
     def plus(self, x: float, y: float) -> None:
         from matplotlib.patches import Circle
 
-        self.ax.add_artist(Circle((x, y), 0.2, facecolor="white", edgecolor=_EDGE, linewidth=1.2, gid="target",
-                                 zorder=3))
+        self.ax.add_artist(Circle((x, y), 0.2, facecolor="white", edgecolor=_EDGE, linewidth=1.2,
+                                  gid="target", zorder=3))
         self.line([x - 0.2, x + 0.2], [y, y], "target", zorder=4)
         self.line([x, x], [y - 0.2, y + 0.2], "target", zorder=4)
 
@@ -118,11 +118,11 @@ class _Canvas:
             self.line([x - 0.13, x + 0.13], [y - 0.13 * sign, y + 0.13 * sign], "swap", linewidth=1.6,
                       zorder=4)
 
-    def meter(self, x: float, y: float, width: float) -> None:
+    def meter(self, x: float, y: float) -> None:
         from matplotlib.patches import Arc
 
         self.ax.add_artist(Arc((x, y - 0.12), 0.42, 0.36, theta1=0, theta2=180, color=_EDGE, linewidth=1.1,
-                              zorder=4))
+                               zorder=4))
         self.line([x, x + 0.17], [y - 0.12, y + 0.16], "measure", linewidth=1.1, zorder=4)
 
 
@@ -149,7 +149,7 @@ def _draw_operation(canvas: _Canvas, operation: Operation, x: float, width: floa
         y = row_of(qubits[0])
         canvas.box(x, y, y, width, kind)
         if kind == "measure":
-            canvas.meter(x, y, width)
+            canvas.meter(x, y)
             canvas.text(x, y - _BOX / 2 - 0.13, f"c{operation.clbits[0]}", size=7)
         else:
             canvas.text(x, y, "|0⟩" if kind == "reset" else f"P={int(operation.params[0])}", size=9)
