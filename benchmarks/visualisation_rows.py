@@ -94,6 +94,16 @@ def saved(figure, folder: pathlib.Path, name: str) -> int:
     return path.stat().st_size
 
 
+def timed_rows(row: str, engines: dict, repeat: int, records: list, checked) -> None:
+    """One record per engine: ``engines[name]()`` timed, its result read by ``checked(result)``
+    into ``(check, note)`` (``note`` may be ``None``)."""
+    for engine, draw in engines.items():
+        warm, best, result = timed(draw, repeat)
+        check, note = checked(result)
+        records.append({"row": row, "engine": engine, "warm_s": warm, "best_s": best, "check": check}
+                       | ({"note": note} if note is not None else {}))
+
+
 def figure_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None:
     """(a)"""
     import matplotlib
@@ -115,11 +125,8 @@ def figure_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None:
         engines["pennylane"] = lambda: saved(qml.draw_mpl(circuit)()[0], folder, "pennylane.png")
     except ImportError:
         records.append({"row": "a", "engine": "pennylane", "status": "not installed"})
-    for engine, draw in engines.items():
-        warm, best, size = timed(draw, repeat)
-        records.append({"row": "a", "engine": engine, "warm_s": warm, "best_s": best,
-                        "check": "ok" if size > 10_000 else f"FAIL ({size} bytes)",
-                        "note": f"{size // 1000} kB"})
+    timed_rows("a", engines, repeat, records,
+               lambda size: ("ok" if size > 10_000 else f"FAIL ({size} bytes)", f"{size // 1000} kB"))
 
 
 def text_rows(tq, repeat: int, records: list) -> None:
@@ -138,12 +145,12 @@ def text_rows(tq, repeat: int, records: list) -> None:
         engines["pennylane"] = lambda: qml.draw(circuit, max_length=100)()
     except ImportError:
         pass
-    for engine, draw in engines.items():
-        warm, best, text = timed(draw, repeat)
+    def checked(text: str) -> tuple[str, None]:
         rows = [line for line in text.split("\n\n")[0].splitlines() if line.strip()]
         qubit_rows = sum(1 for line in rows if "─" in line)
-        records.append({"row": "b", "engine": engine, "warm_s": warm, "best_s": best,
-                        "check": "ok" if qubit_rows >= N else f"FAIL ({qubit_rows} rows)"})
+        return ("ok" if qubit_rows >= N else f"FAIL ({qubit_rows} rows)"), None
+
+    timed_rows("b", engines, repeat, records, checked)
 
 
 def histogram_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None:
@@ -156,11 +163,8 @@ def histogram_rows(tq, repeat: int, folder: pathlib.Path, records: list) -> None
         engines["qiskit"] = lambda: saved(plot_histogram(samples), folder, "counts-qiskit.png")
     except ImportError:
         records.append({"row": "c", "engine": "qiskit", "status": "not installed"})
-    for engine, draw in engines.items():
-        warm, best, size = timed(draw, repeat)
-        records.append({"row": "c", "engine": engine, "warm_s": warm, "best_s": best,
-                        "check": "ok" if size > 5_000 else f"FAIL ({size} bytes)",
-                        "note": f"{len(samples)} outcomes"})
+    timed_rows("c", engines, repeat, records,
+               lambda size: ("ok" if size > 5_000 else f"FAIL ({size} bytes)", f"{len(samples)} outcomes"))
 
 
 def progress_rows(tq, repeat: int, shots: int, records: list) -> None:

@@ -8,10 +8,24 @@ from .gates import GATES, PAULI_ROTATION_PREFIX
 from .layout import layout, rows_of
 from .operation import Condition, Operation
 
-__all__ = ["draw", "operation_labels", "format_param", "TARGET_LABELS"]
+__all__ = ["draw", "operation_labels", "format_param", "gate_name"]
 
 TARGET_LABELS = {"cx": "X", "cy": "Y", "cz": "Z", "crx": "RX", "cry": "RY", "crz": "RZ",
                   "cphase": "P", "ccx": "X", "cswap": "x"}
+
+
+def gate_name(operation: Operation) -> str:
+    """A gate's name in a figure's box or a LaTeX cell: its target's letter for a controlled gate
+    (``cx`` and ``c1:x`` -> ``X``), ``U`` for a ``unitary``, else the name in capitals.
+
+    Examples
+    --------
+    >>> gate_name(Operation("crz", (0, 1), (0.5,))), gate_name(Operation("h", (0,)))
+    ('RZ', 'H')
+    """
+    spec = GATES[operation.gate]
+    base = spec.controlled_from[0] if spec.controlled_from else operation.gate
+    return "U" if operation.gate == "unitary" else TARGET_LABELS.get(base, base.upper())
 
 
 def format_param(value: object) -> str:

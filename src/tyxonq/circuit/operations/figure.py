@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .drawing import TARGET_LABELS, format_param
+from .drawing import format_param, gate_name
 from .gates import GATES, PAULI_ROTATION_PREFIX
 from .layout import layout
 from .operation import Condition, Operation
@@ -37,10 +37,7 @@ def _condition_text(condition: Condition) -> str:
 
 def _gate_text(operation: Operation) -> tuple[str, str]:
     """The name and the parameters shown in a gate's box."""
-    spec = GATES[operation.gate]
-    base = spec.controlled_from[0] if spec.controlled_from else operation.gate
-    name = "U" if operation.gate == "unitary" else TARGET_LABELS.get(base, base.upper())
-    name += "†" if operation.dagger else ""
+    name = gate_name(operation) + ("†" if operation.dagger else "")
     params = ", ".join(format_param(p) for p in operation.params) if operation.has_angles else ""
     params = f"({params})" if params else ""
     return name, params
@@ -222,8 +219,13 @@ def circuit_figure(num_qubits: int, operations: Sequence[Operation],
     operations = list(operations)
     placed = layout(num_qubits, operations, barriers)
     widths = [1.0] * placed.columns
+    in_column: list[list[tuple[Operation, float, int]]] = [[] for _ in range(placed.columns)]
+    detectors = 0
     for operation, column in zip(operations, placed.operation_columns):
-        widths[column] = max(widths[column], _column_width(operation))
+        width = _column_width(operation)
+        widths[column] = max(widths[column], width)
+        in_column[column].append((operation, width, detectors))
+        detectors += operation.gate == "detector"
     for column, _ in placed.barrier_columns:
         widths[column] = max(widths[column], 0.5)
     blocks = _blocks(widths, fold if ax is None else 0)
@@ -242,10 +244,6 @@ def circuit_figure(num_qubits: int, operations: Sequence[Operation],
     else:
         figure = ax.figure
     canvas = _Canvas(ax, num_qubits)
-    detectors = {}
-    for index, operation in enumerate(operations):
-        if operation.gate == "detector":
-            detectors[index] = len(detectors)
     for number, block in enumerate(blocks):
         top = -number * block_height
         xs, edge = {}, 0.4
@@ -253,10 +251,9 @@ def circuit_figure(num_qubits: int, operations: Sequence[Operation],
             xs[column] = edge + widths[column] / 2
             edge += widths[column] + 0.25
         _wires(canvas, num_qubits, placed.classical_row, top, edge, number, len(blocks))
-        for index, (operation, column) in enumerate(zip(operations, placed.operation_columns)):
-            if column in xs:
-                _draw_operation(canvas, operation, xs[column], _column_width(operation) * 0.86,
-                                lambda q, t=top: t - q, detectors.get(index, 0))
+        for column in block:
+            for operation, width, detector in in_column[column]:
+                _draw_operation(canvas, operation, xs[column], width * 0.86, lambda q, t=top: t - q, detector)
         for column, qubits in placed.barrier_columns:
             if column in xs and qubits:
                 low, high = top - max(qubits) - 0.45, top - min(qubits) + 0.45

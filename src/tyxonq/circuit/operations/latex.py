@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .drawing import TARGET_LABELS, format_param
+from .drawing import format_param, gate_name
 from .gates import GATES, PAULI_ROTATION_PREFIX
 from .layout import layout
 from .operation import Condition, Operation
@@ -33,10 +33,7 @@ def _condition(condition: Condition | None) -> str:
 
 
 def _name(operation: Operation) -> str:
-    spec = GATES[operation.gate]
-    base = spec.controlled_from[0] if spec.controlled_from else operation.gate
-    name = "U" if operation.gate == "unitary" else TARGET_LABELS.get(base, base.upper())
-    name = r"\mathrm{" + _escaped(name) + "}" + (r"^\dagger" if operation.dagger else "")
+    name = r"\mathrm{" + _escaped(gate_name(operation)) + "}" + (r"^\dagger" if operation.dagger else "")
     if operation.has_angles:
         name += "(" + ", ".join(format_param(p) for p in operation.params) + ")"
     return name + _condition(operation.condition)
