@@ -324,7 +324,8 @@ def test_planning_without_cotengra_warns_once(monkeypatch):
 
     from tyxonq.circuit.contraction import paths
 
-    monkeypatch.setitem(sys.modules, "cotengra", None)
+    for name in ["cotengra", "cotengrust"] + [name for name in sys.modules if name.startswith("cotengr")]:
+        monkeypatch.setitem(sys.modules, name, None)  # neither installed, nor imported before
     monkeypatch.setattr(paths, "SEARCH_ABOVE_SECONDS", 0.0)
     monkeypatch.setattr(paths, "OUTPUT_BOUND_FACTOR", 0)
     monkeypatch.setattr(paths, "_warned_no_cotengra", False)

@@ -143,14 +143,14 @@ def chain_circuit(n, layers, seed=0, angle=0.4):
 
 def test_a_local_result_too_large_to_contract_comes_from_an_exact_mps(monkeypatch):
     """A deep chain of weak entanglers: the light cone of Z8 is the whole 16-qubit circuit (1 MiB
-    at its widest, no slicing of it within 256 KiB costs less than 4x), its untruncated MPS has
-    bonds of at most 11 (37 KB). On a device with 256 KiB the MPS gives the result; with 512 bytes
+    at its widest, no slicing of it within 128 KiB costs less than 4x), its untruncated MPS has
+    bonds of at most 11 (37 KB). On a device with 128 KiB the MPS gives the result; with 512 bytes
     it does not fit either, and the result is refused (the MPS route holds to the budget too)."""
     monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
     c = chain_circuit(16, 16, angle=0.05)
     expected = reference_state(16, [(op.gate, op.qubits, op.params) for op in c.operations])
     K = make_backend("numpy")
-    monkeypatch.setattr(K, "available_memory", lambda: 2 ** 18)
+    monkeypatch.setattr(K, "available_memory", lambda: 2 ** 17)
     with tq.use_backend(K):
         report = tq.rehearse(c.expectation_ps, z=[8])
         assert not report.fits and report.routes == ("contraction", "exact-mps")

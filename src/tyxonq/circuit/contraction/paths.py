@@ -9,7 +9,9 @@ simulation, whose largest tensor is about the state itself. Both paths are coste
 64 x elements written (memory traffic dominates on CPUs) and the cheaper one is used.
 
 When the cheaper of them would take longer than :data:`SEARCH_ABOVE_SECONDS` to contract, a
-cotengra hyper-optimised search joins them, with a time budget proportional to the estimated
+seeded random-greedy search (:mod:`~tyxonq.circuit.contraction.greedy_search`: cotengra's greedy
+trials without its per-trial bookkeeping) joins them, and cotengra's hyper-optimiser with kahypar
+partitions for expensive networks, with a time budget proportional to the estimated
 contraction time: an eager plan (for a call that runs at once) stops once it has searched a
 quarter of the time its best path would take to contract (:data:`EAGER_SEARCH_FRACTION`), so a
 first call costs little more than a later one. A plan compiled into a reused program (made while
@@ -24,6 +26,7 @@ the same answer to "does it fit") in every process and on every machine.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
 import random
 import warnings
@@ -35,6 +38,8 @@ import opt_einsum
 
 from ...numerics.progress import progress
 from .elimination import ELIMINATION_MAX_LEGS, elimination_path
+from .greedy_search import GreedySearch
+from .leg_masks import LegMasks
 
 __all__ = ["circuit_path", "growing_path", "path_cost", "cotengra_path", "PathSearchWarning"]
 
@@ -79,34 +84,38 @@ def growing_path(inputs: Sequence[set], output: set, size_dict: dict,
     >>> growing_path([{"a"}, {"a", "b"}, {"b", "c"}], {"c"}, {"a": 2, "b": 2, "c": 2})
     [(0, 1), (0, 1)]
     """
-    remaining = [frozenset(x) for x in inputs]
-    if len(remaining) < 2:
+    if len(inputs) < 2:
         return []
-    keep = frozenset(output)
-    counts = Counter(leg for term in remaining for leg in term)
+    legs = LegMasks(inputs, output, size_dict)
+    remaining, counts, size = list(legs.masks), legs.counts, legs.size
+    held_once, held_twice = legs.held_by(1), legs.held_by(2)  # summed when one / both operands hold them
     accumulator = remaining.pop(0)
     path: list[tuple[int, int]] = []
     first = True
     while remaining:
         best, best_key = 0, None
-        for position, legs in enumerate(remaining):
-            union = accumulator | legs
-            shared = accumulator & legs
-            result = [leg for leg in union
-                      if leg in keep or counts[leg] - (leg in accumulator) - (leg in legs) > 0]
-            key = (not shared, math.prod(size_dict[leg] for leg in result))
+        for position, mask in enumerate(remaining):
+            shared = accumulator & mask
+            result = (accumulator | mask) & ~((shared & held_twice) | ((accumulator ^ mask) & held_once))
+            key = (not shared, size(result))
             if best_key is None or key < best_key:
                 best, best_key = position, key
         accumulator_index = 0 if first else len(remaining)
         path.append((accumulator_index, best + 1) if first else (best, accumulator_index))
-        legs = remaining.pop(best)
-        for leg in accumulator:
-            counts[leg] -= 1
-        for leg in legs:
-            counts[leg] -= 1
-        accumulator = frozenset(leg for leg in accumulator | legs if leg in keep or counts[leg] > 0)
-        for leg in accumulator:
-            counts[leg] += 1
+        mask = remaining.pop(best)
+        shared = accumulator & mask
+        accumulator = (accumulator | mask) & ~((shared & held_twice) | ((accumulator ^ mask) & held_once))
+        while shared:  # a leg both held: one holder fewer
+            low = shared & -shared
+            shared ^= low
+            index = low.bit_length() - 1
+            counts[index] -= 1
+            if not low & legs.output:
+                held_twice, held_once = held_twice & ~low, held_once & ~low
+                if counts[index] == 2:
+                    held_twice |= low
+                elif counts[index] == 1:
+                    held_once |= low
         first = False
     return path
 
@@ -128,12 +137,12 @@ THOROUGH_SLOWDOWN = 8
 #: Most trials of the hyper-optimised search (each milliseconds to seconds).
 HYPER_REPEATS = 256
 THOROUGH_REPEATS = 512
-#: The search runs at least this long (greedy trials take milliseconds: about a hundred fit, which
-#: tames the spread of a random search: with a quarter of a second, the seeded search planned a
-#: 16-qubit state at 8.4e7 cost units where unseeded runs spread over 5.2e7 - 8.2e7; with half a
-#: second, 5.2e7), and adds kahypar's partitions (slower trials, better for large networks) once
-#: the best path would take longer than KAHYPAR_ABOVE_SECONDS to contract.
-MIN_SEARCH_SECONDS = 0.5
+#: The search runs at least this long (greedy trials take a millisecond or two: about 150 fit, which
+#: tames the spread of a random search: with an eighth of a second, the seeded search planned a
+#: 16-qubit state at 7.1e7 cost units; with a quarter, 4.6e7, as with half a second), and adds
+#: kahypar's partitions (slower trials, better for large networks) once the best path would take
+#: longer than KAHYPAR_ABOVE_SECONDS to contract.
+MIN_SEARCH_SECONDS = 0.25
 KAHYPAR_ABOVE_SECONDS = 1.0
 #: A thorough search (its rate THOROUGH_SLOWDOWN times lower) adds the partitions, and searches
 #: THOROUGH_SLOWDOWN times the floor, above this: a 20-qubit state (0.77 s here) kept its
@@ -166,9 +175,9 @@ def estimated_seconds(cost: float, thorough: bool = False) -> float:
     return cost / CONTRACTION_RATE * (THOROUGH_SLOWDOWN if thorough else 1)
 
 
-def _kahypar_installed() -> bool:
+def _installed(module: str) -> bool:
     try:
-        import kahypar  # noqa: F401
+        importlib.import_module(module)
     except ImportError:
         return False
     return True
@@ -218,7 +227,8 @@ def circuit_path(inputs: Sequence[set], output: set, size_dict: dict, memory_lim
 
 
 class PathSearchWarning(RuntimeWarning):
-    """A contraction path was planned without cotengra: results are the same, only slower."""
+    """A contraction path was planned without a random-greedy search (neither cotengra nor cotengrust
+    installed): results are the same, only slower."""
 
 
 _warned_no_cotengra = False
@@ -226,16 +236,16 @@ _warned_no_cotengra = False
 
 def _hyper_path(inputs: Sequence[set], output: set, size_dict: dict, repeats: int,
                 rate: float, known_cost: float) -> list[tuple[int, ...]] | None:
-    """:func:`cotengra_path`, or ``None`` without cotengra (the cheap paths then stand; only
-    speed differs, and a :class:`PathSearchWarning` says so once per process)."""
+    """:func:`cotengra_path`, or ``None`` without cotengra and cotengrust (the cheap paths then
+    stand; only speed differs, and a :class:`PathSearchWarning` says so once per process)."""
     global _warned_no_cotengra
     try:
         return cotengra_path(inputs, output, size_dict, repeats=repeats, rate=rate, known_cost=known_cost)
     except ImportError:
         if not _warned_no_cotengra:
             _warned_no_cotengra = True
-            warnings.warn("cotengra is not installed, so this large network's contraction path comes "
-                          "from opt_einsum's greedy search only: the same results, possibly slower. "
+            warnings.warn("neither cotengra nor cotengrust is installed, so this large network's contraction "
+                          "path comes from the cheap path finders only: the same results, possibly slower. "
                           "pip install 'tyxonq[contract]' for hyper-optimised paths.",
                           PathSearchWarning, stacklevel=2)
         return None
@@ -318,29 +328,25 @@ def _register_seeded_greedy() -> None:
 
 def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any, repeats: int,
                   rate: float | None, known_cost: float) -> list[tuple[int, ...]]:
-    import cotengra
-
-    _register_seeded_greedy()
-    ordered = [tuple(sorted(term)) for term in inputs]
     spent, done, chunk = 0.0, 0, repeats if rate is None else 4
-    optimizers: dict[bool, Any] = {}
+    searches: dict[bool, Any] = {}
     best, best_cost = None, math.inf
     scale = 1.0 if rate is None else max(1.0, CONTRACTION_RATE / rate)
     with progress(repeats, "contraction path search", unit="trial") as report:
         while done < repeats:
             above = THOROUGH_KAHYPAR_ABOVE_SECONDS if scale > 1 else KAHYPAR_ABOVE_SECONDS
-            partition = rate is None or min(best_cost, known_cost) / rate > above
-            if partition not in optimizers:  # each optimizer continues its own search when called again
-                methods = [SEEDED_GREEDY] + (["kahypar"] if partition and _kahypar_installed() else [])
-                optimizers[partition] = cotengra.HyperOptimizer(
-                    methods=methods, max_repeats=chunk, minimize="combo", optlib="random",
-                    optlib_opts={"seed": 0},
-                    reconf_opts={} if partition else None, parallel=False, progbar=False)
-            path = [tuple(step) for step in optimizers[partition](ordered, tuple(sorted(output)), size_dict,
-                                                                  memory_limit)]
+            partition = (rate is None or min(best_cost, known_cost) / rate > above) and _installed("cotengra")
+            if partition not in searches:  # each search continues where it stopped when called again
+                searches[partition] = _partition_search(chunk) if partition else \
+                    GreedySearch(inputs, output, size_dict)
+            if partition:
+                path = searches[True](inputs, output, size_dict, memory_limit)
+                cost = path_cost(inputs, output, size_dict, path)
+            else:
+                searches[False].run(chunk)
+                path, cost = searches[False].best_path, searches[False].best_cost
             done += chunk
             spent += chunk * trial_seconds(len(inputs), partition)
-            cost = path_cost(inputs, output, size_dict, path)
             if cost < best_cost:
                 best, best_cost = path, cost
             report.advance(chunk, best_log10_cost=round(math.log10(max(best_cost, 1.0)), 2))
@@ -351,12 +357,32 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     return best
 
 
-#: A greedy trial's time on this project's reference machine (2 cores), ``a n + b n^2`` seconds for
-#: ``n`` tensors: 4.0 ms at 154 tensors and 5.8 ms at 214 (circuit states), 69 ms at 1000 (cotengra
-#: 0.8 with cotengrust); a trial with subtree reconfiguration (and kahypar partitions where
-#: installed) as 40 of them (0.54 s at 367 tensors).
-TRIAL_SECONDS = (1.5e-5, 6e-8)
-PARTITION_TRIAL_FACTOR = 40
+def _partition_search(chunk: int) -> Any:
+    """cotengra's hyper-optimiser over seeded greedy trials and (where installed) kahypar
+    partitions with subtree reconfiguration: ``chunk`` trials a call, its own search continued."""
+    import cotengra
+
+    _register_seeded_greedy()
+    methods = [SEEDED_GREEDY] + (["kahypar"] if _installed("kahypar") else [])
+    optimizer = cotengra.HyperOptimizer(methods=methods, max_repeats=chunk, minimize="combo", optlib="random",
+                                        optlib_opts={"seed": 0}, reconf_opts={}, parallel=False,
+                                        progbar=False)
+
+    def search(inputs: Sequence[set], output: set, size_dict: dict, memory_limit: Any) -> list:
+        ordered = [tuple(sorted(term)) for term in inputs]
+        path = optimizer(ordered, tuple(sorted(output)), size_dict, memory_limit)
+        return [tuple(step) for step in path]
+
+    return search
+
+
+#: A search trial's time on this project's reference machine (2 cores), ``a n + b n^2`` seconds for
+#: ``n`` tensors. A seeded greedy trial (:class:`~tyxonq.circuit.contraction.greedy_search.GreedySearch`,
+#: cotengrust): 1.2 ms at 154 tensors, 2.2 ms at 234 (circuit states), 7.8 ms at 807 and 25 ms at
+#: 2013 (amplitudes). A hyper-optimiser trial with subtree reconfiguration and kahypar partitions:
+#: 0.54 s at 367 tensors.
+GREEDY_TRIAL_SECONDS = (7.5e-6, 2.5e-9)
+PARTITION_TRIAL_SECONDS = (6e-4, 2.4e-6)
 
 
 def trial_seconds(num_tensors: int, partition: bool) -> float:
@@ -366,8 +392,8 @@ def trial_seconds(num_tensors: int, partition: bool) -> float:
 
     Examples
     --------
-    >>> round(trial_seconds(1000, partition=False), 3)
-    0.075
+    >>> round(trial_seconds(1000, partition=False), 4)
+    0.01
     """
-    a, b = TRIAL_SECONDS
-    return (a * num_tensors + b * num_tensors ** 2) * (PARTITION_TRIAL_FACTOR if partition else 1)
+    a, b = PARTITION_TRIAL_SECONDS if partition else GREEDY_TRIAL_SECONDS
+    return a * num_tensors + b * num_tensors ** 2

@@ -1,0 +1,147 @@
+"""The path search's pieces on bit masks: the scorer, the seeded random-greedy search and the
+growing path, each against a plain set-based reference."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tyxonq.circuit.contraction import paths
+from tyxonq.circuit.contraction.greedy_search import GreedySearch, PathScorer
+
+
+@st.composite
+def networks(draw, max_tensors=9, max_legs=8):
+    """Tensors on legs of sizes 1-4, legs held by one, two or three tensors (hyperedges), some open."""
+    count = draw(st.integers(2, max_tensors))
+    names = [f"l{i}" for i in range(max_legs)]
+    inputs = [set(draw(st.lists(st.sampled_from(names), max_size=4, unique=True))) for _ in range(count)]
+    held = sorted(set().union(*inputs))
+    output = {leg for leg in held if draw(st.booleans())}
+    sizes = {leg: draw(st.sampled_from([1, 2, 2, 3, 4])) for leg in held}
+    return inputs, output, sizes
+
+
+def random_ssa_path(draw, count: int) -> list[tuple[int, int]]:
+    alive, path, fresh = list(range(count)), [], count
+    while len(alive) > 1:
+        first = alive.pop(draw(st.integers(0, len(alive) - 1)))
+        second = alive.pop(draw(st.integers(0, len(alive) - 1)))
+        path.append((first, second))
+        alive.append(fresh)
+        fresh += 1
+    return path
+
+
+def linear(ssa_path, count):
+    alive, steps, fresh = list(range(count)), [], count
+    for step in ssa_path:
+        positions = sorted(alive.index(node) for node in step)
+        steps.append(tuple(positions))
+        for position in reversed(positions):
+            alive.pop(position)
+        alive.append(fresh)
+        fresh += 1
+    return steps
+
+
+@settings(max_examples=150, deadline=None)
+@given(network=networks(), data=st.data())
+def test_the_scorer_counts_a_path_as_path_cost_does(network, data):
+    inputs, output, sizes = network
+    ssa_path = random_ssa_path(data.draw, len(inputs))
+    expected = paths.path_cost(inputs, output, sizes, linear(ssa_path, len(inputs)))
+    assert PathScorer(inputs, output, sizes).cost(ssa_path) == pytest.approx(expected, rel=1e-12)
+
+
+def reference_growing_path(inputs, output, size_dict):
+    """The growing path on sets: absorb the neighbour that keeps the accumulated tensor smallest."""
+    remaining = [frozenset(x) for x in inputs]
+    counts = Counter(leg for term in remaining for leg in term)
+    accumulator, path, first = remaining.pop(0), [], True
+    while remaining:
+        best, best_key = 0, None
+        for position, legs in enumerate(remaining):
+            result = [leg for leg in accumulator | legs
+                      if leg in output or counts[leg] - (leg in accumulator) - (leg in legs) > 0]
+            key = (not accumulator & legs, math.prod(size_dict[leg] for leg in result))
+            if best_key is None or key < best_key:
+                best, best_key = position, key
+        path.append((0, best + 1) if first else (best, len(remaining)))
+        legs = remaining.pop(best)
+        for leg in accumulator | legs:
+            counts[leg] -= (leg in accumulator) + (leg in legs)
+        accumulator = frozenset(leg for leg in accumulator | legs if leg in output or counts[leg] > 0)
+        for leg in accumulator:
+            counts[leg] += 1
+        first = False
+    return path
+
+
+@settings(max_examples=150, deadline=None)
+@given(network=networks())
+def test_the_growing_path_on_bit_masks_is_the_set_based_one(network):
+    inputs, output, sizes = network
+    assert paths.growing_path(inputs, output, sizes) == reference_growing_path(inputs, output, sizes)
+
+
+def ladder_network(n: int, layers: int):
+    """A CNOT-ladder circuit's state network: one-qubit tensors and CNOTs as COPY/XOR pairs."""
+    inputs, fresh = [], {q: f"q{q}_0" for q in range(n)}
+    counter = 0
+    for _ in range(layers):
+        for q in range(n):
+            counter += 1
+            new = f"q{q}_{counter}"
+            inputs.append({fresh[q], new})
+            fresh[q] = new
+        for q in range(n - 1):
+            counter += 1
+            control, target = f"q{q}_{counter}", f"q{q + 1}_{counter}"
+            inputs.append({fresh[q], fresh[q + 1], control, target})
+            fresh[q], fresh[q + 1] = control, target
+    inputs += [{f"q{q}_0"} for q in range(n)]
+    output = set(fresh.values())
+    return inputs, output, {leg: 2 for term in inputs for leg in term}
+
+
+def test_the_greedy_search_is_seeded_and_continues_where_it_stopped():
+    inputs, output, sizes = ladder_network(8, 4)
+    whole = GreedySearch(inputs, output, sizes)
+    whole.run(12)
+    chunked = GreedySearch(inputs, output, sizes)
+    for _ in range(3):
+        chunked.run(4)
+    assert whole.best_path == chunked.best_path and whole.best_cost == chunked.best_cost
+    assert whole.best_cost == paths.path_cost(inputs, output, sizes, whole.best_path)
+    other = GreedySearch(inputs, output, sizes, seed=1)
+    other.run(12)
+    assert other.best_cost == paths.path_cost(inputs, output, sizes, other.best_path)
+    greedy = paths.path_cost(inputs, output, sizes, paths.growing_path(inputs, output, sizes))
+    assert whole.best_cost < greedy  # the search beats growing the state gate by gate
+
+
+def test_the_greedy_search_runs_on_cotengras_greedy_without_cotengrust(monkeypatch):
+    pytest.importorskip("cotengra")
+    monkeypatch.setitem(sys.modules, "cotengrust", None)
+    inputs, output, sizes = ladder_network(6, 3)
+    search = GreedySearch(inputs, output, sizes)
+    search.run(6)
+    assert len(search.best_path) == len(inputs) - 1
+    assert search.best_cost == paths.path_cost(inputs, output, sizes, search.best_path)
+
+
+def test_a_search_without_cotengra_keeps_its_greedy_trials(monkeypatch):
+    """With cotengrust but no cotengra, a search that would add kahypar partitions goes on with
+    greedy trials (no ImportError loses the trials made)."""
+    pytest.importorskip("cotengrust")
+    for name in ["cotengra"] + [name for name in sys.modules if name.startswith("cotengra.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    inputs, output, sizes = ladder_network(8, 4)
+    path = paths.cotengra_path(inputs, output, sizes, repeats=8)  # rate None: partitions wanted
+    assert paths.path_cost(inputs, output, sizes, path) < math.inf and len(path) == len(inputs) - 1
