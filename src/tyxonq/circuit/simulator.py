@@ -38,6 +38,7 @@ from ..numerics.progress import takes_progress
 from ..numerics.protocol import ArrayBackend
 from ..operators.pauli import PauliSum
 from ..operators.readout import confusion_matrices
+from .compiled import CompiledResult
 from .contraction.rehearsal import ContractionReport, rehearse, rehearsing
 from .interchange.methods import InterchangeMethods
 from .operations.channel_methods import ChannelMethods
@@ -777,6 +778,29 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         if "rehearse" in self.unsupported_results:
             raise self._refusal("rehearse")
         return self._rehearsed(result, args, kwargs)
+
+    def compile(self, result: str, *args: Any, **kwargs: Any) -> CompiledResult:
+        """A result of this circuit's structure as a function of its angles: planned now, then
+        called with :meth:`parameters`-ordered angles at the cost of binding and contracting.
+
+        ``result`` names a result method (:data:`RESULTS`, but ``rehearse``); the other arguments
+        are that method's. Where the result is one contraction of the gates (a local
+        expectation, an amplitude, a marginal: :data:`~tyxonq.circuit.compiled.COMPILABLE`) a
+        call binds the new angles straight into its plan; anything else is the plain call on
+        :meth:`with_parameters` (``compiled.direct`` says which). Plan once, call many: what an
+        optimiser's objective should be.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> c = tq.templates.brickwork(8, np.zeros(32), 4)
+        >>> z4 = c.compile("expectation_ps", z=[4])
+        >>> angles = np.full(32, 0.3)
+        >>> bool(np.isclose(z4(angles), c.with_parameters(angles).expectation_ps(z=[4])))
+        True
+        """
+        checked_choice(result, RESULTS[:-1], "result")
+        return CompiledResult(self.copy(), result, args, kwargs)
 
     def _rehearsed(self, result: str, args: tuple, kwargs: dict) -> ContractionReport:
         """The report of ``result`` (a hook): by default its contractions, planned not run."""

@@ -22,8 +22,8 @@ from ..operations.operation import Operation
 from .network import Leaf, Network, operation_form
 from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form, kraus_legs
 
-__all__ = ["Binder", "bind_leaves", "gate_leaves", "selected_entries", "slice_legs", "resolved",
-           "piece_extraction"]
+__all__ = ["Binder", "LeafRecipes", "bind_leaves", "gate_leaves", "selected_entries", "slice_legs",
+           "resolved", "piece_extraction"]
 
 
 @register_function_cache
@@ -82,12 +82,16 @@ class Binder:
     """Leaf arrays of networks of one circuit: the matrices of every parametrised gate of a kind are
     built in one call (when a network first needs that kind), pieces extracted once per kind and
     form, and shared by every network bound through it (the terms of a Hamiltonian). A gate's row
-    in its kind's batch is its rank among the circuit's gates of that kind: structural."""
+    in its kind's batch is its rank among the circuit's gates of that kind: structural.
+    ``columns`` gives every kind's angles (``(G, p)``, host or backend) in place of the
+    operations' own (a compiled result's new angles)."""
 
-    def __init__(self, K: ArrayBackend, operations: Sequence[Operation], inputs: Any = None) -> None:
+    def __init__(self, K: ArrayBackend, operations: Sequence[Operation], inputs: Any = None,
+                 columns: dict[tuple[str, bool], Any] | None = None) -> None:
         self.K = K
         self.operations = operations
         self.inputs = inputs
+        self.columns = columns  # per kind, its gates' angles (G, p): instead of the operations' own
         self._kinds: dict[tuple[str, bool], list[int]] | None = None
         self._rows: dict[int, int] = {}
         self._matrices: dict[tuple[str, bool], Any] = {}
@@ -114,6 +118,9 @@ class Binder:
         key = (gate, dagger)
         if key not in self._matrices:
             K, operations = self.K, self.operations
+            if self.columns is not None:
+                self._matrices[key] = gate_matrices(K, gate, self.columns[key], dagger)
+                return self._matrices[key]
             params = [operations[i].params for i in self.kinds()[key]]
             if all(isinstance(p, (int, float, np.number)) for ps in params for p in ps):
                 columns = np.asarray(params, dtype=np.float64)
@@ -198,9 +205,71 @@ class Binder:
         """One array per leaf of ``network``, in leaf order (C order over the leaf's legs).
 
         ``operators`` are the observables' matrices, ``operator_sizes`` their qubit counts, and
-        ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take).
+        ``bits`` the requested bits of an amplitude (what ``("bit", q)`` fixed legs take). Follows
+        the network's :class:`LeafRecipes` (made once per network: the network belongs to one
+        circuit structure): a parametrised gate's piece is a row of its kind's batch (conjugated
+        once per batch for the bra side), a constant one a backend constant.
         """
-        return [self.leaf(leaf, operators, operator_sizes, bits) for leaf in network.leaves]
+        recipes = network.cache.get("recipes")
+        if recipes is None:
+            recipes = network.cache["recipes"] = LeafRecipes(network, self.operations)
+        if self._kinds is None:
+            self._kinds, self._rows = recipes.kinds, recipes.rows
+        K = self.K
+        batches: list[Any] = [None] * len(recipes.batches)
+        arrays = []
+        for recipe in recipes.recipes:
+            if recipe[0] == "row":
+                _, slot, row = recipe
+                batch = batches[slot]
+                if batch is None:
+                    key, conj = recipes.batches[slot]
+                    batch = self.piece_values(*key)
+                    batch = batches[slot] = K.conj(batch) if conj else batch
+                arrays.append(batch[row])
+            elif recipe[0] == "constant":
+                _, key, make = recipe
+                arrays.append(backend_constant(K, key, make))
+            else:
+                arrays.append(self.leaf(recipe[1], operators, operator_sizes, bits))
+        return arrays
+
+
+class LeafRecipes:
+    """How each leaf of a network is bound, decided once per network: ``("row", slot, row)`` (row
+    ``row`` of batch ``slot``: ``batches[slot]`` is ``(key, conj)``, :meth:`Binder.piece_values`
+    ``(*key)`` conjugated or not), ``("constant",
+    key, make)`` (a backend constant, conjugation included) or ``("leaf", leaf)``
+    (:meth:`Binder.leaf`: observables, channels, inputs, ``unitary`` gates, amplitude bits).
+    ``kinds`` and ``rows`` are :meth:`Binder.kinds`'s, for the circuit structure."""
+
+    def __init__(self, network: Network, operations: Sequence[Operation]) -> None:
+        probe = Binder(None, operations)  # type: ignore[arg-type]  # structure only: no backend call
+        self.kinds = probe.kinds()
+        self.rows = {index: probe.row(index) for members in self.kinds.values() for index in members}
+        self.batches: list[tuple[tuple, bool]] = []
+        self._slots: dict[tuple, int] = {}
+        self.recipes = [self._recipe(leaf, operations) for leaf in network.leaves]
+
+    def _recipe(self, leaf: Leaf, operations: Sequence[Operation]) -> tuple:
+        if leaf.source != "gate" or any(isinstance(value, tuple) for _, value in leaf.fixed):
+            return ("leaf", leaf)
+        op = operations[leaf.index]
+        if op.gate == "unitary":
+            return ("leaf", leaf)
+        k, fixed = len(op.qubits), tuple(leaf.fixed)
+        piece = operation_form(op).pieces[leaf.piece]
+        if op.params:
+            batch = ((op.gate, op.dagger, k, piece, leaf.piece, fixed), leaf.conj)
+            if batch not in self._slots:
+                self._slots[batch] = len(self.batches)
+                self.batches.append(batch)
+            return ("row", self._slots[batch], self.rows[leaf.index])
+        host = _host_matrix(op)
+        extraction = piece_extraction(piece, k, fixed)
+        values = host.reshape(-1) @ extraction if extraction is not None else host
+        return ("constant", ("piece", op.gate, op.dagger, k, leaf.piece, fixed, leaf.conj),
+                (lambda: values.conj()) if leaf.conj else (lambda: values))
 
 
 def gate_leaves(network: Network) -> list[int]:

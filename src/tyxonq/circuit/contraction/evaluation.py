@@ -20,9 +20,11 @@ per gate kind on the host from the (small) leaf environments.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -44,7 +46,7 @@ from .plan import NetworkPlan, Plan
 from .rehearsal import placeholder, record, rehearsing
 
 __all__ = ["Request", "evaluate_requests", "evaluate_scalars", "value_and_angle_gradients",
-           "contraction_cost", "retained_size"]
+           "contraction_cost", "retained_size", "capturing_requests", "CapturedEvaluation"]
 
 
 @dataclass(frozen=True)
@@ -119,12 +121,39 @@ def _batched(binder: Binder, plan: Plan, members: list[Request]) -> tuple[Compil
     return contraction, moves, stacked
 
 
+@dataclass(frozen=True)
+class CapturedEvaluation:
+    """One :func:`evaluate_requests` call seen by :func:`capturing_requests`."""
+
+    operations: Sequence[Operation]
+    inputs: Any
+    requests: tuple[Request, ...]
+
+
+_CAPTURED: ContextVar[list[CapturedEvaluation] | None] = ContextVar("tyxonq_captured_requests", default=None)
+
+
+@contextlib.contextmanager
+def capturing_requests() -> Iterator[list[CapturedEvaluation]]:
+    """Within the block, every :func:`evaluate_requests` call is also recorded (its operations,
+    inputs and requests) in the list yielded: what a compiled result replays."""
+    captured: list[CapturedEvaluation] = []
+    token = _CAPTURED.set(captured)
+    try:
+        yield captured
+    finally:
+        _CAPTURED.reset(token)
+
+
 def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                      requests: Sequence[Request]) -> list[Any]:
+                      requests: Sequence[Request], columns: dict | None = None) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
     that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded. In
     a distributed run the requests' slices are shared between the ranks
-    (:mod:`~tyxonq.circuit.contraction.distribution`)."""
+    (:mod:`~tyxonq.circuit.contraction.distribution`). ``columns``: every gate kind's angles in
+    place of the operations' own (:class:`~tyxonq.circuit.contraction.binding.Binder`)."""
+    if (captured := _CAPTURED.get()) is not None:
+        captured.append(CapturedEvaluation(operations, inputs, tuple(requests)))
     outputs = requests
     requests, owners = _expanded(requests)
     if rehearsing():
@@ -141,7 +170,7 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
     sizes = [int(np.prod(shape)) for shape in shapes]
 
     def share(mine: list[int]) -> np.ndarray:
-        results = _contracted(K, operations, inputs, [requests[i] for i in mine], sliced)
+        results = _contracted(K, operations, inputs, [requests[i] for i in mine], sliced, columns)
         totals = _summed(K, results, [owners[i] for i in mine], len(outputs))
         return np.concatenate([np.zeros(size, dtype=complex) if total is None else
                                np.asarray(K.to_numpy(total), dtype=complex).reshape(-1)
@@ -149,22 +178,22 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
     total = shared_total(K, operations, inputs, requests, share, sum(sizes), "a contraction's share")
     if total is None:
-        return _summed(K, _contracted(K, operations, inputs, requests, sliced), owners, len(outputs))
+        return _summed(K, _contracted(K, operations, inputs, requests, sliced, columns), owners, len(outputs))
     starts = np.cumsum([0] + sizes)
     return [K.asarray(total[start:start + size].reshape(shape), K.dtype)
             for start, size, shape in zip(starts, sizes, shapes)]
 
 
 def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                requests: Sequence[Request], sliced: bool = False) -> list[Any]:
+                requests: Sequence[Request], sliced: bool = False, columns: dict | None = None) -> list[Any]:
     """Every (unsliced) request's result, requests that share a plan contracted together (on the
     host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`);
     the slices of ``sliced`` requests counted on a progress bar."""
-    if (host := host_twin_for(K, operations, inputs, requests)) is not None:
+    if columns is None and (host := host_twin_for(K, operations, inputs, requests)) is not None:
         twin, host_operations, host_inputs, host_requests = host
         results = _contracted(twin, host_operations, host_inputs, host_requests, sliced)
         return [K.asarray(result) for result in results]
-    binder = Binder(K, operations, inputs)
+    binder = Binder(K, operations, inputs, columns)
     results: list[Any] = [None] * len(requests)
     with progress(len(requests), "contracting slices", enabled=None if sliced else False,
                   unit="slice") as report:
