@@ -14,7 +14,8 @@ fresh angles (drawn beforehand):
 - with_parameters: ``c.with_parameters(angles).<result>(...)`` on a circuit built once;
 - compiled: ``f = c.compile(<result>, ...)`` once, then ``f(angles)``;
 - contraction: the contraction alone, on leaves bound beforehand (the plan's compiled pairwise
-  steps, what ``run_plan`` runs): the floor a call cannot go below without a cheaper contraction.
+  steps, what ``run_plan`` runs, on the backend the call runs it on: PyTorch's small light cones
+  run on its NumPy host twin): the floor a call cannot go below without a cheaper contraction.
 
 The goal (issue 47): compiled within 1.5x of the contraction alone. Every result is checked
 against :mod:`reference` (light-cone dense simulation; the exact MPS amplitude, relative to its
@@ -61,23 +62,28 @@ def row_calls(tq: Any, row: str, spec: Any) -> tuple[Callable[[Any], Any], str, 
         return (lambda p: overhead_rows.lattice_circuit(tq, spec, p), "expectation_ps", (),
                 {"z": overhead_rows.correlated(spec)})
     if row == "z50":
-        return (lambda p: tq.templates.brickwork(n, p, spec.layers), "expectation_ps", (), {"z": [spec.observed]})
+        return (lambda p: tq.templates.brickwork(n, p, spec.layers), "expectation_ps", (),
+                {"z": [spec.observed]})
     return (lambda p: tq.templates.brickwork(n, p, spec.layers), "amplitude", ("0" * n,), {})
 
 
 def contraction_alone(tq: Any, circuit: Any, method: str, args: tuple, kwargs: dict) -> Callable[[], Any]:
-    """The call's contraction on leaves bound beforehand."""
+    """The call's contraction on leaves bound beforehand, where the call runs it (on PyTorch's
+    host twin, NumPy, for light cones this small)."""
     from tyxonq.circuit.contraction import execution
     from tyxonq.circuit.contraction.binding import Binder
     from tyxonq.circuit.contraction.evaluation import capturing_requests
+    from tyxonq.circuit.contraction.host_route import host_twin_for
 
     with capturing_requests() as captured:
         getattr(circuit, method)(*args, **kwargs)
     (evaluation,) = captured
-    (request,) = evaluation.requests
-    K = tq.get_backend()
-    leaves = Binder(K, evaluation.operations, evaluation.inputs).bind(request.network_plan.network,
-                                                                      **request.binding)
+    K, operations, inputs, requests = (tq.get_backend(), evaluation.operations, evaluation.inputs,
+                                       evaluation.requests)
+    if (host := host_twin_for(K, operations, inputs, requests)) is not None:
+        K, operations, inputs, requests = host
+    (request,) = requests
+    leaves = Binder(K, operations, inputs).bind(request.network_plan.network, **request.binding)
     return lambda: execution.run_plan(request.network_plan, K, leaves)
 
 

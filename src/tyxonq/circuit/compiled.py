@@ -14,6 +14,7 @@ without the shortcut (:attr:`CompiledResult.direct` says which).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy as np
 from ..numerics import get_backend
 from ..numerics.protocol import ArrayBackend
 from .contraction.evaluation import CapturedEvaluation, capturing_requests, evaluate_requests
+from .contraction.host_route import host_twin_for
 
 __all__ = ["CompiledResult", "COMPILABLE"]
 
@@ -58,7 +60,7 @@ class CompiledResult:
         self._call: Callable[[Any], Any] = lambda c: getattr(c, method)(*args, **kwargs)
         self.num_parameters = len(circuit.parameters())
         self._kinds: dict[tuple[str, bool], np.ndarray] = _angle_positions(circuit.operations)
-        self._direct: dict[ArrayBackend, tuple[CapturedEvaluation, Callable[[Any], Any]] | None] = {}
+        self._direct: dict[ArrayBackend, _Direct | None] = {}
         self._prepared(get_backend())  # plans made now: a call only binds and contracts
 
     @property
@@ -71,12 +73,14 @@ class CompiledResult:
         prepared = self._prepared(K)
         if prepared is None:
             return self._call(self._circuit.with_parameters(values))
-        captured, finish = prepared
-        columns = _columns(K, _checked_values(K, values, self.num_parameters), self._kinds)
-        (value,) = evaluate_requests(K, captured.operations, captured.inputs, captured.requests, columns)
-        return finish(value)
+        values = _checked_values(K, values, self.num_parameters)
+        if prepared.twin is not None and isinstance(values, np.ndarray):  # the host contracts: faster
+            (value,) = _evaluated(prepared.twin, prepared.twin_evaluation, _columns(K, values, self._kinds))
+            return prepared.finish(K.asarray(value))
+        (value,) = _evaluated(K, prepared.evaluation, _columns(K, values, self._kinds))
+        return prepared.finish(value)
 
-    def _prepared(self, K: ArrayBackend) -> tuple[CapturedEvaluation, Callable[[Any], Any]] | None:
+    def _prepared(self, K: ArrayBackend) -> _Direct | None:
         """The captured contraction and how its result becomes the method's, for backend ``K``
         (``None``: not one contraction of the circuit's gates). Captured outside compiled
         programs only (a call inside ``jax.jit`` uses what an eager call captured)."""
@@ -86,7 +90,7 @@ class CompiledResult:
             self._direct[K] = self._capture(K)
         return self._direct[K]
 
-    def _capture(self, K: ArrayBackend) -> tuple[CapturedEvaluation, Callable[[Any], Any]] | None:
+    def _capture(self, K: ArrayBackend) -> _Direct | None:
         circuit = self._circuit
         with capturing_requests() as captured:
             expected = self._call(circuit)
@@ -96,15 +100,34 @@ class CompiledResult:
             return None
         evaluation = CapturedEvaluation(tuple(operations), captured[0].inputs, captured[0].requests)
         columns = _columns(K, np.asarray(circuit.parameters(), dtype=np.float64), self._kinds)
-        (value,) = evaluate_requests(K, evaluation.operations, evaluation.inputs, evaluation.requests,
-                                     columns)
+        (value,) = _evaluated(K, evaluation, columns)
         wanted = np.asarray(K.to_numpy(expected))
         for finish in (lambda result: result, K.real):  # the contraction's result, or its real part
             got = np.asarray(K.to_numpy(finish(value)))
             if (got.shape == wanted.shape and got.dtype.kind == wanted.dtype.kind
                     and np.allclose(got, wanted, rtol=1e-12, atol=1e-14)):
-                return evaluation, finish
+                host = host_twin_for(K, evaluation.operations, evaluation.inputs, evaluation.requests)
+                if host is None:
+                    return _Direct(evaluation, finish)
+                twin, *moved = host
+                return _Direct(evaluation, finish, twin, CapturedEvaluation(tuple(moved[0]), moved[1],
+                                                                            tuple(moved[2])))
         return None
+
+
+@dataclass(frozen=True)
+class _Direct:
+    """What a direct call runs: the captured contraction, how its result becomes the method's,
+    and where the contraction runs on the host twin (host angles only), the twin's copy of it."""
+
+    evaluation: CapturedEvaluation
+    finish: Callable[[Any], Any]
+    twin: ArrayBackend | None = None
+    twin_evaluation: CapturedEvaluation | None = None
+
+
+def _evaluated(K: ArrayBackend, evaluation: CapturedEvaluation, columns: dict) -> list[Any]:
+    return evaluate_requests(K, evaluation.operations, evaluation.inputs, evaluation.requests, columns)
 
 
 def _angle_positions(operations: Any) -> dict[tuple[str, bool], np.ndarray]:
