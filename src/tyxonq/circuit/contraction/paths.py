@@ -330,12 +330,13 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
                   rate: float | None, known_cost: float) -> list[tuple[int, ...]]:
     spent, done, chunk = 0.0, 0, repeats if rate is None else 4
     searches: dict[bool, Any] = {}
+    partitions = _installed("cotengra")  # without it, greedy trials only
     best, best_cost = None, math.inf
     scale = 1.0 if rate is None else max(1.0, CONTRACTION_RATE / rate)
     with progress(repeats, "contraction path search", unit="trial") as report:
         while done < repeats:
             above = THOROUGH_KAHYPAR_ABOVE_SECONDS if scale > 1 else KAHYPAR_ABOVE_SECONDS
-            partition = (rate is None or min(best_cost, known_cost) / rate > above) and _installed("cotengra")
+            partition = (rate is None or min(best_cost, known_cost) / rate > above) and partitions
             if partition not in searches:  # each search continues where it stopped when called again
                 searches[partition] = _partition_search(chunk) if partition else \
                     GreedySearch(inputs, output, size_dict)
