@@ -98,6 +98,18 @@ def test_results_that_are_not_one_contraction_are_the_plain_call():
         assert samples(angles) == c.with_parameters(angles).sample(shots=64, seed=4, format="counts")
 
 
+def test_single_precision_compiles_directly():
+    c = random_circuit(np.random.default_rng(12), 5, 3)
+    angles = np.random.default_rng(13).uniform(0, 1, len(c.parameters()))
+    with tq.use_backend(make_backend("numpy", dtype="complex64")):
+        f = c.compile("expectation_ps", z=[1])
+        assert f.direct
+        np.testing.assert_allclose(float(f(angles)), float(c.with_parameters(angles).expectation_ps(z=[1])),
+                                   atol=1e-5)
+    expected = reference_expectation(reference_values(c, angles), [(pauli("Z"), (1,))], 5).real
+    np.testing.assert_allclose(float(f(angles)), expected, atol=1e-5)
+
+
 def test_a_compiled_result_keeps_the_circuit_it_was_made_from():
     c = tq.Circuit(3).ry(0, theta=0.2).cx(0, 1).ry(2, theta=0.5)
     f = c.compile("expectation_ps", z=[1])
