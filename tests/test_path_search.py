@@ -1,9 +1,11 @@
-"""The path search's pieces on bit masks: the scorer, the seeded random-greedy search and the
-growing path, each against a plain set-based reference."""
+"""The path search's pieces on bit masks: the scorer, the seeded random-greedy search, the
+growing path and the min-fill elimination, each against a plain set-based reference."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 import sys
 from collections import Counter
 
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tyxonq.circuit.contraction import paths
+from tyxonq.circuit.contraction import elimination, paths
 from tyxonq.circuit.contraction.greedy_search import GreedySearch, PathScorer
 
 
@@ -88,6 +90,73 @@ def reference_growing_path(inputs, output, size_dict):
 def test_the_growing_path_on_bit_masks_is_the_set_based_one(network):
     inputs, output, sizes = network
     assert paths.growing_path(inputs, output, sizes) == reference_growing_path(inputs, output, sizes)
+
+
+def reference_elimination(inputs, output, size_dict, generator):
+    """Min-fill elimination on sets (ties to the lowest leg by name, or drawn by ``generator``)."""
+    keep = frozenset(output)
+    legs = {i: frozenset(term) for i, term in enumerate(inputs)}
+    holders, adjacency = {}, {}
+    for i, term in legs.items():
+        for leg in term:
+            holders.setdefault(leg, set()).add(i)
+            adjacency.setdefault(leg, set()).update(term - {leg})
+    order = {leg: position for position, leg in enumerate(sorted(adjacency, key=str))}
+
+    def fill(leg):
+        neighbours = adjacency[leg]
+        return (sum(len(neighbours - adjacency[a]) for a in neighbours) - len(neighbours)) // 2
+
+    scores = {leg: (fill(leg), len(adjacency[leg])) for leg in adjacency if leg not in keep}
+    fresh, ssa, cost = len(legs), [], 0.0
+
+    def contract(a, b):
+        nonlocal fresh, cost
+        union = legs[a] | legs[b]
+        for tensor in (a, b):
+            for leg in legs.pop(tensor):
+                holders[leg].discard(tensor)
+        result = frozenset(leg for leg in union if leg in keep or holders[leg])
+        cost += math.prod(size_dict[leg] for leg in union) + 64 * math.prod(size_dict[leg] for leg in result)
+        legs[fresh] = result
+        for leg in result:
+            holders[leg].add(fresh)
+        ssa.append((a, b))
+        fresh += 1
+        return fresh - 1
+
+    while scores:
+        lowest = min(scores.values())
+        tied = sorted((leg for leg, score in scores.items() if score == lowest), key=order.__getitem__)
+        leg = tied[0] if generator is None else generator.choice(tied)
+        group = sorted(holders.get(leg, ()))
+        while len(group) > 1:
+            a, b = min(itertools.combinations(group, 2), key=lambda pair: (
+                sum(1 for x in legs[pair[0]] | legs[pair[1]] if x in keep or holders[x] - set(pair)), pair))
+            group = [g for g in group if g not in (a, b)] + [contract(a, b)]
+        neighbours = adjacency.pop(leg)
+        del scores[leg]
+        for other in neighbours:
+            adjacency[other].discard(leg)
+            adjacency[other].update(neighbours - {other})
+        for other in set(neighbours).union(*(adjacency[other] for other in neighbours)):
+            if other in scores:
+                scores[other] = (fill(other), len(adjacency[other]))
+    remaining = sorted(legs)
+    while len(remaining) > 1:
+        remaining.append(contract(remaining.pop(0), remaining.pop(0)))
+    return linear(ssa, len(inputs)), cost
+
+
+@settings(max_examples=150, deadline=None)
+@given(network=networks(), seed=st.integers(0, 2 ** 16))
+def test_min_fill_elimination_on_bit_masks_is_the_set_based_one(network, seed):
+    inputs, output, sizes = network
+    for generator in (None, random.Random(seed)):
+        replay = None if generator is None else random.Random(seed)
+        path, cost = elimination._one_elimination(inputs, output, sizes, generator)
+        expected_path, expected_cost = reference_elimination(inputs, output, sizes, replay)
+        assert path == expected_path and cost == pytest.approx(expected_cost, rel=1e-12)
 
 
 def ladder_network(n: int, layers: int):
