@@ -236,11 +236,14 @@ class Binder:
 
 
 class LeafRecipes:
-    """How each leaf of a network is bound, decided once per network: ``("row", slot, row)`` (row
-    ``row`` of batch ``slot``: ``batches[slot]`` is ``(key, conj)``, :meth:`Binder.piece_values`
-    ``(*key)`` conjugated or not), ``("constant",
-    key, make)`` (a backend constant, conjugation included) or ``("leaf", leaf)``
-    (:meth:`Binder.leaf`: observables, channels, inputs, ``unitary`` gates, amplitude bits).
+    """How each leaf of a network is bound, decided once per network. Each recipe is one of
+
+    - ``("row", slot, row)``: row ``row`` of batch ``slot``, where ``batches[slot]`` is
+      ``(key, conj)``: :meth:`Binder.piece_values` ``(*key)``, conjugated or not;
+    - ``("constant", key, make)``: a backend constant, conjugation included;
+    - ``("leaf", leaf)``: :meth:`Binder.leaf` (observables, channels, inputs, ``unitary`` gates,
+      amplitude bits).
+
     ``kinds`` and ``rows`` are :meth:`Binder.kinds`'s, for the circuit structure."""
 
     def __init__(self, network: Network, operations: Sequence[Operation]) -> None:
