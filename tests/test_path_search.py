@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tyxonq.circuit.contraction import elimination, paths
 from tyxonq.circuit.contraction.greedy_search import GreedySearch, PathScorer
+from tyxonq.circuit.contraction.simplify import ssa_to_linear
 
 
 @st.composite
@@ -40,24 +41,12 @@ def random_ssa_path(draw, count: int) -> list[tuple[int, int]]:
     return path
 
 
-def linear(ssa_path, count):
-    alive, steps, fresh = list(range(count)), [], count
-    for step in ssa_path:
-        positions = sorted(alive.index(node) for node in step)
-        steps.append(tuple(positions))
-        for position in reversed(positions):
-            alive.pop(position)
-        alive.append(fresh)
-        fresh += 1
-    return steps
-
-
 @settings(max_examples=150, deadline=None)
 @given(network=networks(), data=st.data())
 def test_the_scorer_counts_a_path_as_path_cost_does(network, data):
     inputs, output, sizes = network
     ssa_path = random_ssa_path(data.draw, len(inputs))
-    expected = paths.path_cost(inputs, output, sizes, linear(ssa_path, len(inputs)))
+    expected = paths.path_cost(inputs, output, sizes, ssa_to_linear(ssa_path, len(inputs)))
     assert PathScorer(inputs, output, sizes).cost(ssa_path) == pytest.approx(expected, rel=1e-12)
 
 
@@ -145,7 +134,7 @@ def reference_elimination(inputs, output, size_dict, generator):
     remaining = sorted(legs)
     while len(remaining) > 1:
         remaining.append(contract(remaining.pop(0), remaining.pop(0)))
-    return linear(ssa, len(inputs)), cost
+    return ssa_to_linear(ssa, len(inputs)), cost
 
 
 @settings(max_examples=150, deadline=None)

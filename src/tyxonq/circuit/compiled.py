@@ -21,6 +21,7 @@ import numpy as np
 
 from ..numerics import get_backend
 from ..numerics.protocol import ArrayBackend
+from .contraction.binding import gate_kinds
 from .contraction.evaluation import CapturedEvaluation, capturing_requests, evaluate_requests
 from .contraction.host_route import host_twin_for
 
@@ -52,9 +53,6 @@ class CompiledResult:
     """
 
     def __init__(self, circuit: Any, method: str, args: tuple, kwargs: dict) -> None:
-        if not isinstance(method, str) or not callable(getattr(circuit, method, None)):
-            raise ValueError(f"compile: method must name a public result of {type(circuit).__name__}, "
-                             f"e.g. 'expectation_ps'; got {method!r}")
         self._circuit = circuit  # a copy: later changes to the caller's circuit do not reach it
         self._method = method
         self._call: Callable[[Any], Any] = lambda c: getattr(c, method)(*args, **kwargs)
@@ -133,17 +131,12 @@ def _evaluated(K: ArrayBackend, evaluation: CapturedEvaluation, columns: dict) -
 
 def _angle_positions(operations: Any) -> dict[tuple[str, bool], np.ndarray]:
     """Per gate kind ``(gate, dagger)``, its gates' angles as positions in the parameter vector
-    (``(G, p)``; gates in circuit order, as :class:`~tyxonq.circuit.contraction.binding.Binder`
-    rows them)."""
-    positions: dict[tuple[str, bool], list[list[int]]] = {}
-    count = 0
-    for op in operations:
-        if op.params and op.gate != "unitary":
-            width = len(op.params)
-            positions.setdefault((op.gate, op.dagger), []).append(list(range(count, count + width)))
-        if op.has_angles:
-            count += len(op.params)
-    return {key: np.asarray(rows, dtype=np.int64) for key, rows in positions.items()}
+    (``(G, p)``; gates in the rows :func:`~tyxonq.circuit.contraction.binding.gate_kinds` gives
+    them)."""
+    starts = np.cumsum([0] + [len(op.params) if op.has_angles else 0 for op in operations])
+    return {key: np.asarray([range(starts[i], starts[i] + len(operations[i].params)) for i in members],
+                            dtype=np.int64)
+            for key, members in gate_kinds(operations)[0].items()}
 
 
 def _same_operations(seen: Any, operations: Any) -> bool:

@@ -22,8 +22,8 @@ from ..operations.operation import Operation
 from .network import Leaf, Network, operation_form
 from .tensor_forms import Piece, TensorForm, dense_form, diagonal_form, kraus_legs
 
-__all__ = ["Binder", "LeafRecipes", "bind_leaves", "gate_leaves", "selected_entries", "slice_legs",
-           "resolved", "piece_extraction"]
+__all__ = ["Binder", "LeafRecipes", "gate_kinds", "bind_leaves", "gate_leaves", "selected_entries",
+           "slice_legs", "resolved", "piece_extraction"]
 
 
 @register_function_cache
@@ -78,6 +78,26 @@ def _extraction_constant(K: ArrayBackend, piece: Piece, num_qubits: int,
                             lambda: piece_extraction(piece, num_qubits, fixed))
 
 
+def gate_kinds(operations: Sequence[Operation]) -> tuple[dict[tuple[str, bool], list[int]], dict[int, int]]:
+    """The parametrised gates (not ``unitary``) by kind ``(gate, dagger)``, in circuit order, and
+    each one's row in its kind's batch (its rank among them): how :class:`Binder` batches them.
+
+    Examples
+    --------
+    >>> ops = [Operation("rx", (0,), (0.1,)), Operation("h", (1,)), Operation("rx", (1,), (0.2,))]
+    >>> gate_kinds(ops)
+    ({('rx', False): [0, 2]}, {0: 0, 2: 1})
+    """
+    kinds: dict[tuple[str, bool], list[int]] = {}
+    rows: dict[int, int] = {}
+    for index, op in enumerate(operations):
+        if op.params and op.gate != "unitary":
+            members = kinds.setdefault((op.gate, op.dagger), [])
+            rows[index] = len(members)
+            members.append(index)
+    return kinds, rows
+
+
 class Binder:
     """Leaf arrays of networks of one circuit: the matrices of every parametrised gate of a kind are
     built in one call (when a network first needs that kind), pieces extracted once per kind and
@@ -105,12 +125,7 @@ class Binder:
     def kinds(self) -> dict[tuple[str, bool], list[int]]:
         """Parametrised gates (not ``unitary``) by ``(gate, dagger)``, in circuit order."""
         if self._kinds is None:
-            self._kinds = {}
-            for index, op in enumerate(self.operations):
-                if op.params and op.gate != "unitary":
-                    members = self._kinds.setdefault((op.gate, op.dagger), [])
-                    self._rows[index] = len(members)
-                    members.append(index)
+            self._kinds, self._rows = gate_kinds(self.operations)
         return self._kinds
 
     def matrices(self, gate: str, dagger: bool) -> Any:
@@ -247,9 +262,7 @@ class LeafRecipes:
     ``kinds`` and ``rows`` are :meth:`Binder.kinds`'s, for the circuit structure."""
 
     def __init__(self, network: Network, operations: Sequence[Operation]) -> None:
-        probe = Binder(None, operations)  # type: ignore[arg-type]  # structure only: no backend call
-        self.kinds = probe.kinds()
-        self.rows = {index: probe.row(index) for members in self.kinds.values() for index in members}
+        self.kinds, self.rows = gate_kinds(operations)
         self.batches: list[tuple[tuple, bool]] = []
         self._slots: dict[tuple, int] = {}
         self.recipes = [self._recipe(leaf, operations) for leaf in network.leaves]

@@ -11,15 +11,18 @@ Every sample comes from one seeded generator, so a network gets the same path in
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+import numpy as np
 from opt_einsum import get_symbol
 
 from .leg_masks import LegMasks
+from .simplify import ssa_to_linear
 
-__all__ = ["PathScorer", "GreedySearch", "greedy_function"]
+__all__ = ["PathScorer", "GreedySearch", "seeded_greedy", "seeded_randomness"]
 
 
 class PathScorer:
@@ -63,15 +66,43 @@ class PathScorer:
         return total
 
 
-def greedy_function() -> Callable[..., Any]:
-    """cotengrust's ``optimize_greedy`` if installed, else cotengra's (``ImportError`` without
-    either)."""
+def seeded_greedy() -> Callable[..., Any]:
+    """cotengra's greedy path finder as ``greedy(inputs, output, sizes, costmod, temperature, seed)
+    -> ssa_path``, its randomness drawn from ``seed``: cotengrust's ``optimize_greedy`` if
+    installed, else cotengra's own under seeded global generators (``ImportError`` without
+    either). Chosen once per search, not per trial."""
     try:
-        from cotengrust import optimize_greedy
-        return optimize_greedy
+        from cotengrust import optimize_greedy as compiled_greedy
     except ImportError:
         from cotengra.pathfinders.path_basic import optimize_greedy
-        return optimize_greedy
+
+        def greedy(inputs: Any, output: Any, sizes: dict, costmod: float, temperature: float,
+                   seed: int) -> list:
+            with seeded_randomness(seed):
+                return optimize_greedy(inputs, output, sizes, costmod=costmod, temperature=temperature,
+                                       use_ssa=True)
+
+        return greedy
+
+    def greedy(inputs: Any, output: Any, sizes: dict, costmod: float, temperature: float, seed: int) -> list:
+        return compiled_greedy(inputs, output, sizes, costmod=costmod, temperature=temperature, seed=seed,
+                               use_ssa=True)
+
+    return greedy
+
+
+@contextlib.contextmanager
+def seeded_randomness(seed: int = 0) -> Iterator[None]:
+    """Python's and NumPy's global generators seeded for the block, then restored: cotengra's
+    trials draw their jitter and temperatures from them, and a plan must not depend on the run."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
 
 
 def _log_uniform(rng: random.Random, low: float, high: float) -> float:
@@ -96,7 +127,7 @@ class GreedySearch:
     """
 
     def __init__(self, inputs: Sequence[set], output: set, size_dict: dict, seed: int = 0):
-        self._optimize_greedy = greedy_function()
+        self._greedy = seeded_greedy()
         names = sorted({leg for term in inputs for leg in term} | set(output), key=str)
         symbol = {leg: get_symbol(position) for position, leg in enumerate(names)}  # cotengrust's legs
         self._inputs = [tuple(sorted(symbol[leg] for leg in term)) for term in inputs]
@@ -109,7 +140,7 @@ class GreedySearch:
 
     @property
     def best_path(self) -> list[tuple[int, int]] | None:
-        return None if self._best_ssa is None else _linear(self._best_ssa, len(self._inputs))
+        return None if self._best_ssa is None else ssa_to_linear(self._best_ssa, len(self._inputs))
 
     def run(self, trials: int) -> None:
         """Run ``trials`` more trials."""
@@ -119,39 +150,8 @@ class GreedySearch:
             costmod, trial_seed = rng.uniform(0.1, 4.0), rng.randrange(2 ** 31 - 1)
             jitter = random.Random(trial_seed)
             jittered = {leg: size * (1 + strength * jitter.expovariate(1.0)) for leg, size in self._sizes}
-            ssa_path = _greedy(self._optimize_greedy, self._inputs, self._output, jittered, costmod,
-                               temperature, trial_seed)
+            ssa_path = [tuple(step) for step in self._greedy(self._inputs, self._output, jittered, costmod,
+                                                             temperature, trial_seed)]
             cost = self._scorer.cost(ssa_path)
             if cost < self.best_cost:
                 self._best_ssa, self.best_cost = ssa_path, cost
-
-
-def _greedy(optimize_greedy: Callable[..., Any], inputs: list, output: tuple, size_dict: dict,
-            costmod: float, temperature: float, seed: int) -> list[tuple[int, int]]:
-    try:
-        path = optimize_greedy(inputs, output, size_dict, costmod=costmod, temperature=temperature,
-                               seed=seed, use_ssa=True)
-    except TypeError:  # cotengra's own greedy draws from the global generators
-        state = random.getstate()
-        random.seed(seed)
-        try:
-            path = optimize_greedy(inputs, output, size_dict, costmod=costmod, temperature=temperature,
-                                   use_ssa=True)
-        finally:
-            random.setstate(state)
-    return [tuple(step) for step in path]
-
-
-def _linear(ssa_path: Sequence[Sequence[int]], num_inputs: int) -> list[tuple[int, int]]:
-    """An SSA path (tensors named by creation number) in opt_einsum's linear format."""
-    alive = list(range(num_inputs))
-    linear = []
-    next_id = num_inputs
-    for step in ssa_path:
-        positions = sorted((alive.index(node) for node in step))
-        linear.append(tuple(positions))
-        for position in reversed(positions):
-            alive.pop(position)
-        alive.append(next_id)
-        next_id += 1
-    return linear

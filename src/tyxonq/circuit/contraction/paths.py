@@ -25,20 +25,17 @@ the same answer to "does it fit") in every process and on every machine.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import math
-import random
 import warnings
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
-import numpy as np
 import opt_einsum
 
 from ...numerics.progress import progress
 from .elimination import ELIMINATION_MAX_LEGS, elimination_path
-from .greedy_search import GreedySearch
+from .greedy_search import GreedySearch, seeded_greedy, seeded_randomness
 from .leg_masks import LegMasks
 
 __all__ = ["circuit_path", "growing_path", "path_cost", "cotengra_path", "PathSearchWarning"]
@@ -270,22 +267,8 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     by the ratio. Cheaper ones get fast greedy trials only, for the unscaled floor. For a longer
     search pass a callable of your own to :func:`~tyxonq.set_contractor`.
     """
-    with _seeded_randomness():
+    with seeded_randomness():
         return _hyper_search(inputs, output, size_dict, memory_limit, repeats, rate, known_cost)
-
-
-@contextlib.contextmanager
-def _seeded_randomness(seed: int = 0) -> Iterator[None]:
-    """Python's and NumPy's global generators seeded for the block, then restored: cotengra's
-    trials draw their jitter and temperatures from them, and a plan must not depend on the run."""
-    python_state, numpy_state = random.getstate(), np.random.get_state()
-    random.seed(seed)
-    np.random.seed(seed)
-    try:
-        yield
-    finally:
-        random.setstate(python_state)
-        np.random.set_state(numpy_state)
 
 
 #: the name of :func:`_seeded_greedy_trial` among cotengra's hyper functions
@@ -300,17 +283,7 @@ def _seeded_greedy_trial(inputs: Any, output: Any, size_dict: dict, random_stren
     from cotengra.core import jitter_dict
 
     jittered = jitter_dict(size_dict, random_strength, seed) if random_strength else size_dict
-    try:
-        from cotengrust import optimize_greedy
-
-        ssa_path = optimize_greedy([tuple(term) for term in inputs], tuple(output), jittered,
-                                   costmod=costmod, temperature=temperature, seed=seed, use_ssa=True)
-    except ImportError:
-        from cotengra.pathfinders.path_basic import optimize_greedy
-
-        with _seeded_randomness(seed):
-            ssa_path = optimize_greedy(inputs, output, jittered, costmod=costmod, temperature=temperature,
-                                       use_ssa=True)
+    ssa_path = seeded_greedy()(inputs, output, jittered, costmod, temperature, seed)
     return ContractionTree.from_path(inputs, output, size_dict, ssa_path=ssa_path)
 
 
