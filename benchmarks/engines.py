@@ -30,6 +30,11 @@ class Engine:
     def is_tyxonq(self) -> bool:
         return self.name.startswith("tyxonq")
 
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the option names a device (``"pytorch:cuda"``): run only when asked by name."""
+        return ":" in (self.option or "")
+
     def installed(self) -> bool:
         return all(importlib.util.find_spec(name) is not None for name in self.requires)
 
@@ -56,6 +61,9 @@ ENGINES = {e.name: e for e in (
     Engine("tyxonq-numpy", "tyxonq_engine", "numpy", ("tyxonq",), ("tyxonq", "numpy")),
     Engine("tyxonq-pytorch", "tyxonq_engine", "pytorch", ("tyxonq", "torch"), ("tyxonq", "torch")),
     Engine("tyxonq-jax", "tyxonq_engine", "jax", ("tyxonq", "jax"), ("tyxonq", "jax", "jaxlib")),
+    # GPU engines (a machine with an NVIDIA GPU; JAX's default device must be the GPU there)
+    Engine("tyxonq-pytorch-cuda", "tyxonq_engine", "pytorch:cuda", ("tyxonq", "torch"), ("tyxonq", "torch")),
+    Engine("tyxonq-jax-gpu", "tyxonq_engine", "jax:cuda:0", ("tyxonq", "jax"), ("tyxonq", "jax", "jaxlib")),
     Engine("qulacs", "peers.qulacs", None, ("qulacs",), ("qulacs",)),
     Engine("qiskit-aer", "peers.qiskit_aer", None, ("qiskit", "qiskit_aer"), ("qiskit", "qiskit-aer")),
     Engine("lightning", "peers.lightning", None, ("pennylane", "pennylane_lightning"),
@@ -77,10 +85,10 @@ ALIASES = {"numpy": "tyxonq-numpy", "pytorch": "tyxonq-pytorch", "torch": "tyxon
 
 
 def resolve(names: list[str] | None) -> list[Engine]:
-    """Engines by name (or alias); ``None``: tyxonq's two backends and every peer, installed or
-    not (the suite reports a missing one as "not installed")."""
+    """Engines by name (or alias); ``None``: tyxonq's backends and every peer, installed or
+    not (the suite reports a missing one as "not installed"), but not the GPU engines."""
     if names is None:
-        return list(ENGINES.values())
+        return [engine for engine in ENGINES.values() if not engine.on_gpu]
     engines = []
     for name in names:
         name = ALIASES.get(name, name)

@@ -48,6 +48,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per engine process")
     parser.add_argument("--reference-timeout", type=float, default=3600,
                         help="seconds for each dense reference (computed once per workload and size)")
+    parser.add_argument("--reference-dir", help="keep the dense references here and reuse those already "
+                        "there (default: a temporary folder for this run)")
     parser.add_argument("--merge", action="store_true",
                         help="keep the other engines' records already in --output (a rerun of some "
                              "engines replaces only theirs)")
@@ -64,7 +66,9 @@ def run_suite(args: argparse.Namespace) -> list[dict]:
     repeat = 1 if args.quick else args.repeat
     records = []
     print(results_table([]), flush=True)
-    with tempfile.TemporaryDirectory(prefix="bench-reference-") as reference_dir:
+    with tempfile.TemporaryDirectory(prefix="bench-reference-") as temporary:
+        reference_dir = args.reference_dir or temporary
+        pathlib.Path(reference_dir).mkdir(parents=True, exist_ok=True)
         for workload in args.workloads:
             for n in args.sizes or SIZES[workload][1 if args.quick else 0]:
                 users = [e for e in engines if e.supports(workload)]

@@ -176,12 +176,30 @@ def _fixed_circuit(K: Any, compiled: Callable, make: Callable[[Any], Any],
     return lambda: evaluate(circuit)
 
 
-def build(spec: Spec, backend: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
-    """The timed call and the conversion of its result for ``spec`` on tyxonq's ``backend``."""
+def build(spec: Spec, backend: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """The timed call and the conversion of its result for ``spec`` on tyxonq's ``backend``
+    (``"name"`` or ``"name:device"``, e.g. ``"pytorch:cuda"``). On a CUDA device the timed call
+    waits for the device to finish (PyTorch returns before its kernels have run)."""
     import tyxonq as tq
 
-    tq.set_backend(backend)
-    K = tq.get_backend()
+    name, _, device = backend.partition(":")
+    K = tq.set_backend(name, **({"device": device} if device else {}))
+    run, canonical = _build(spec, K)
+    if K.capabilities.device.startswith("cuda") and K.name == "pytorch":
+        import torch
+
+        def run_and_wait() -> Any:
+            result = run()
+            torch.cuda.synchronize()
+            return result
+
+        return run_and_wait, canonical
+    return run, canonical
+
+
+def _build(spec: Spec, K: Any) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    import tyxonq as tq
+
     numpy = K.to_numpy
 
     compiled = _compiler(K)

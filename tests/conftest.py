@@ -1,5 +1,8 @@
 """Backends under test, shared by every test module.
 
+``pytorch-cuda`` is the PyTorch backend on ``device="cuda"``: it runs wherever PyTorch sees a CUDA
+device and is skipped elsewhere (``pytest -k pytorch-cuda`` on a GPU machine runs the backend
+matrix there). ``jax`` runs on JAX's default device, a GPU where ``jax[cuda]`` sees one.
 ``cupynumeric`` runs wherever ``import cupynumeric`` works (it needs an NVIDIA driver, or the
 stand-in driver of the cuPyNumeric CI session). ``cupynumeric-logic`` is the
 :class:`CuPyNumericBackend` class over the NumPy module: it checks that class's own code (its
@@ -23,7 +26,7 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile(os.environ.get("TYXONQ_HYPOTHESIS", "deterministic"))
 
-BACKEND_IDS = ("numpy", "pytorch", "cupynumeric", "cupynumeric-logic", "jax")
+BACKEND_IDS = ("numpy", "pytorch", "pytorch-cuda", "cupynumeric", "cupynumeric-logic", "jax")
 
 
 def make_backend(backend_id: str, **options):
@@ -35,6 +38,13 @@ def make_backend(backend_id: str, **options):
         from tyxonq.numerics import PyTorchBackend
 
         return PyTorchBackend(**options)
+    if backend_id == "pytorch-cuda":
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("needs a CUDA device")
+        from tyxonq.numerics import PyTorchBackend
+
+        return PyTorchBackend(device="cuda", **options)
     if backend_id == "cupynumeric":
         pytest.importorskip("cupynumeric", exc_type=ImportError)
         return CuPyNumericBackend(**options)

@@ -23,4 +23,5 @@ LIMITATIONS: dict[tuple[str, str], str] = {
 
 def declared_limitation(backend_id: str, feature: str) -> str | None:
     """The declared reason ``backend_id`` cannot do ``feature``, or None if it can."""
-    return LIMITATIONS.get((backend_id, feature))
+    family = "pytorch" if backend_id == "pytorch-cuda" else backend_id
+    return LIMITATIONS.get((family, feature))

@@ -104,11 +104,34 @@ def test_collectives_under_each_launcher(engine):
     result = launch(engine, "collectives.py")[0]
     ranks = [np.array([1.0 + r, 2.0 * r]) + 1j * np.array([r, 1.0]) for r in range(2)]
     assert result["size"] == 2
+    assert result["backend"] in ({"torch": ("gloo", "nccl")}.get(engine, (None,)))
     np.testing.assert_allclose(np.array(result["sum"], dtype=float) @ [1, 1j], sum(ranks), atol=0)
     np.testing.assert_allclose(result["real sum"], np.arange(3.0) * 3, atol=0)
     np.testing.assert_allclose(result["gathered"], [[0.0], [1.0]], atol=0)
     np.testing.assert_allclose(result["broadcast"], [11.0, 21.0], atol=0)
     assert "the circuit differs between ranks (rank 0 and rank(s) [1] of 2)" in result["mismatch"]
+
+
+def cuda_devices() -> int:
+    try:
+        import torch
+    except ImportError:
+        return 0
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+@pytest.mark.skipif(cuda_devices() == 0, reason="needs a CUDA device")
+@pytest.mark.parametrize("surplus", [0, 1])
+def test_torchrun_uses_nccl_when_each_rank_has_a_gpu_else_gloo(surplus):
+    """One rank per GPU (at most 2): the collectives run over NCCL; one rank more than the GPUs:
+    over gloo (NCCL refuses two ranks on one device). The same answers either way."""
+    ranks = min(cuda_devices(), 2) + surplus
+    result = launch("torch", "collectives.py", ranks=ranks)[0]
+    assert result["backend"] == ("gloo" if surplus else "nccl")
+    values = [np.array([1.0 + r, 2.0 * r]) + 1j * np.array([r, 1.0]) for r in range(ranks)]
+    np.testing.assert_allclose(np.array(result["sum"], dtype=float) @ [1, 1j], sum(values), atol=0)
+    np.testing.assert_allclose(result["gathered"], [[float(r)] for r in range(ranks)], atol=0)
+    np.testing.assert_allclose(result["broadcast"], [10.0 + ranks - 1, 20.0 + ranks - 1], atol=0)
 
 
 def test_outside_a_launcher_nothing_changes():

@@ -60,7 +60,7 @@ def test_capabilities_are_frozen_data(K, backend_id):
     caps = K.capabilities
     with pytest.raises(dataclasses.FrozenInstanceError):
         caps.vmap = "native"
-    transforms = backend_id in ("pytorch", "jax")
+    transforms = backend_id in ("pytorch", "pytorch-cuda", "jax")
     assert caps.autodiff == ("autograd" if transforms else "finite-difference")
     assert caps.vmap == ("native" if transforms else "lanes")
     assert caps.distributed == (not backend_id.startswith("cupynumeric"))  # ranks of tq.distributed

@@ -15,6 +15,7 @@ def main(engine: str) -> None:
     values = np.array([1.0 + rank, 2.0 * rank]) + 1j * np.array([rank, 1.0])
     result = {
         "size": size,
+        "backend": getattr(comm, "backend", None),
         "sum": comm.all_reduce_sum(values).tolist(),
         "real sum": comm.all_reduce_sum(np.arange(3.0) * (rank + 1)).tolist(),
         "gathered": comm.all_gather(np.array([float(rank)])).tolist(),

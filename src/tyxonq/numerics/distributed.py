@@ -175,6 +175,23 @@ def _from_real_parts(array: np.ndarray, was_complex: bool, axis: int = 0) -> np.
     return real + 1j * imag
 
 
+def default_process_group_backend(torch: Any, dist: Any) -> str:
+    """``"nccl"`` where every rank of this host has a CUDA device of its own (``LOCAL_WORLD_SIZE``,
+    set by ``torchrun``, at most the devices PyTorch sees), else ``"gloo"``: NCCL refuses two ranks
+    on one GPU, so 2 ranks on a 1-GPU machine talk through gloo instead of failing.
+
+    Examples
+    --------
+    >>> import torch, torch.distributed as dist
+    >>> default_process_group_backend(torch, dist) in ("nccl", "gloo")
+    True
+    """
+    local_ranks = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    if torch.cuda.is_available() and dist.is_nccl_available() and local_ranks <= torch.cuda.device_count():
+        return "nccl"
+    return "gloo"
+
+
 class TorchCommunicator(Communicator):
     """``torch.distributed``: the process group ``torchrun`` describes (gloo on CPU, NCCL when the
     ranks use CUDA devices: ``backend="nccl"``)."""
@@ -187,13 +204,15 @@ class TorchCommunicator(Communicator):
 
         self.torch, self.dist = torch, dist
         if backend is None:
-            backend = "nccl" if torch.cuda.is_available() and dist.is_nccl_available() else "gloo"
+            backend = default_process_group_backend(torch, dist)
         if not dist.is_initialized():
             dist.init_process_group(backend, timeout=datetime.timedelta(seconds=timeout))
         self.backend = dist.get_backend()
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
         self.device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}") if self.backend == "nccl" \
             else torch.device("cpu")
+        if self.device.type == "cuda":
+            torch.cuda.set_device(self.device)  # NCCL's collectives run on the current device
 
     def _tensor(self, array: np.ndarray) -> Any:
         return self.torch.as_tensor(np.ascontiguousarray(array), device=self.device)

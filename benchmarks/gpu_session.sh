@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The checks of one session on a lent GPU machine (an NVIDIA H200, no package index there), run from
+# the repository root through the device tool; everything it measures lands in $OUT.
+#
+# Carried (ignored here, named in the call's `carry`): .whl/ (cotengra, autoray, cotengrust, stim,
+# tensorcircuit-ng, tensornetwork-ng, graphviz: cp312 wheels; the machine has torch, jax, numpy,
+# scipy, networkx, hypothesis, pytest-timeout) and .gpuref/ (the suite's dense references computed
+# beforehand: run.py --reference-dir). tyxonq itself runs from src/.
+#
+#   1. the backend matrix on CUDA: every test of the `K` fixture as `pytorch-cuda` (tests/conftest.py)
+#   2. torch.distributed on NCCL: torchrun with one rank per GPU, and one rank more (gloo)
+#   3. the main suite's JAX cases on JAX's default device, the GPU
+#   4. benchmark rows: tyxonq on PyTorch (CUDA) and JAX (GPU), tensorcircuit-ng's JAX (the GPU),
+#      and tyxonq's NumPy on the machine's 16 cores as the same-machine baseline
+set -u
+OUT=${OUT:-/tmp/gpu_session}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+    .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+step() {  # step NAME SECONDS COMMAND...: the command's output in $OUT/NAME.log, its status at the end
+    local name=$1 seconds=$2
+    shift 2
+    echo "== $name ($(date +%T), at most ${seconds} s)"
+    timeout "$seconds" "$@" >"$OUT/$name.log" 2>&1
+    echo "== $name: exit $? ($(date +%T))"
+    tail -n 4 "$OUT/$name.log"
+}
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  python3 -c "import torch, jax, numpy; print('torch', torch.__version__, torch.cuda.get_device_name(0));
+print('jax', jax.__version__, jax.devices()); print('numpy', numpy.__version__)"; nproc; } >"$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+PYTEST="python3 -m pytest -v -p no:cacheprovider --timeout 90 -o addopts= --continue-on-collection-errors -rfE"
+step cuda_matrix "${CUDA_SECONDS:-170}" $PYTEST tests -m "not jax_matrix and not launchers and not portability" \
+    -k "pytorch-cuda"
+step nccl 60 $PYTEST tests/test_distributed.py -k "nccl or collectives_under_each_launcher"
+step jax_gpu "${JAX_SECONDS:-80}" $PYTEST tests -m "not jax_matrix and not launchers and not portability" \
+    -k "jax and not distributed and not launcher"
+cd benchmarks
+step bench "${BENCH_SECONDS:-230}" python3 run.py --threads 16 --repeat 5 --timeout 100 \
+    --reference-dir ../.gpuref --engines tyxonq-pytorch-cuda tyxonq-jax-gpu tc-jax tyxonq-numpy \
+    --workloads statevector energy_gradient qaoa_energy_p2 brickwork_local batched_energies_64 \
+    --output "$OUT/gpu_rows.json"
+ls -la "$OUT"
