@@ -5,12 +5,14 @@
 # Carried (ignored here, named in the call's `carry`): .whl/ (cotengra, autoray, cotengrust, stim,
 # tensorcircuit-ng, tensornetwork-ng, graphviz: cp312 wheels; the machine has torch, jax, numpy,
 # scipy, networkx, hypothesis, pytest-timeout) and .gpuref/ (the suite's dense references computed
-# beforehand: run.py --reference-dir). tyxonq itself runs from src/.
+# beforehand: run.py --reference-dir). tyxonq itself runs from src/. STEPS (default: all, in order)
+# picks steps; BENCH_ENGINES, BENCH_WORKLOADS, JAX_TESTS and *_SECONDS narrow them.
 #
 #   1. the backend matrix on CUDA: every test of the `K` fixture as `pytorch-cuda` (tests/conftest.py)
 #   2. torch.distributed on NCCL: torchrun with one rank per GPU, and one rank more (gloo)
 #   3. the main suite's JAX cases on JAX's default device, the GPU
-#   4. benchmark rows: tyxonq on PyTorch (CUDA) and JAX (GPU), tensorcircuit-ng's JAX (the GPU),
+#   4. profile: wall time against GPU time and kernels launched per call (cuda_profile.py)
+#   5. benchmark rows: tyxonq on PyTorch (CUDA) and JAX (GPU), tensorcircuit-ng's JAX (the GPU),
 #      and tyxonq's NumPy on the machine's 16 cores as the same-machine baseline
 set -u
 OUT=${OUT:-/tmp/gpu_session}
@@ -31,14 +33,21 @@ step() {  # step NAME SECONDS COMMAND...: the command's output in $OUT/NAME.log,
 print('jax', jax.__version__, jax.devices()); print('numpy', numpy.__version__)"; nproc; } >"$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 PYTEST="python3 -m pytest -v -p no:cacheprovider --timeout 90 -o addopts= --continue-on-collection-errors -rfE"
-step cuda_matrix "${CUDA_SECONDS:-170}" $PYTEST tests -m "not jax_matrix and not launchers and not portability" \
-    -k "pytorch-cuda"
-step nccl 60 $PYTEST tests/test_distributed.py -k "nccl or collectives_under_each_launcher"
-step jax_gpu "${JAX_SECONDS:-80}" $PYTEST tests -m "not jax_matrix and not launchers and not portability" \
-    -k "jax and not distributed and not launcher"
-cd benchmarks
-step bench "${BENCH_SECONDS:-230}" python3 run.py --threads 16 --repeat 5 --timeout 100 \
-    --reference-dir ../.gpuref --engines tyxonq-pytorch-cuda tyxonq-jax-gpu tc-jax tyxonq-numpy \
-    --workloads statevector energy_gradient qaoa_energy_p2 brickwork_local batched_energies_64 \
-    --output "$OUT/gpu_rows.json"
+SELECTED="not jax_matrix and not launchers and not portability"
+STEPS=${STEPS:-"cuda_matrix nccl jax_gpu profile bench"}
+for name in $STEPS; do
+    case $name in
+    cuda_matrix) step cuda_matrix "${CUDA_SECONDS:-170}" $PYTEST tests -m "$SELECTED" -k "pytorch-cuda" ;;
+    nccl) step nccl 50 $PYTEST tests/test_distributed.py -k "nccl or collectives_under_each_launcher" ;;
+    jax_gpu) step jax_gpu "${JAX_SECONDS:-80}" $PYTEST ${JAX_TESTS:-tests} -m "$SELECTED" \
+        -k "jax and not distributed and not launcher" ;;
+    profile) (cd benchmarks && step profile 50 python3 cuda_profile.py statevector:16 statevector:22 \
+        energy_gradient:12 brickwork_local:50) ;;
+    bench) (cd benchmarks && step bench "${BENCH_SECONDS:-230}" python3 run.py --threads 16 --repeat 5 \
+        --timeout 100 --reference-dir ../.gpuref \
+        --engines ${BENCH_ENGINES:-tyxonq-pytorch-cuda tyxonq-jax-gpu tc-jax tyxonq-numpy} \
+        --workloads ${BENCH_WORKLOADS:-statevector energy_gradient qaoa_energy_p2 brickwork_local batched_energies_64} \
+        --output "$OUT/gpu_rows.json") ;;
+    esac
+done
 ls -la "$OUT"

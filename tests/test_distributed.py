@@ -37,7 +37,9 @@ def environment(**extra: str) -> dict:
                 "PMI_SIZE", "JAX_COORDINATOR_ADDRESS", "TYXONQ_PERSISTENT_CACHE")
     clean = {name: value for name, value in os.environ.items() if name not in launched}
     return {**clean, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(WORKERS), **extra}
+            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "PYTHONPATH": os.pathsep.join(filter(None, (str(WORKERS), os.environ.get("PYTHONPATH")))),
+            **extra}
 
 
 def run_launcher(engine: str, worker: str, *arguments: str, ranks: int = 2,

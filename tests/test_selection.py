@@ -241,3 +241,18 @@ def test_invalid_environment_variable_is_named_in_the_error():
     result = run_python("import tyxonq as tq; tq.get_backend()", TYXONQ_BACKEND="tensorflow")
     assert "TYXONQ_BACKEND='tensorflow'" in result.stderr
     assert "valid names" in result.stderr
+
+
+@pytest.mark.parametrize("chosen", [None, "tensorfloat32"])
+def test_jax_products_are_full_precision_unless_the_program_chose(chosen):
+    """JAX rounds float32/complex64 products to TF32 on recent NVIDIA GPUs by default (seen on an
+    H200: complex64 matmuls off the 1e-5 bound): the jax backend asks for "highest", but keeps a
+    precision the program set before."""
+    pytest.importorskip("jax")
+    choose = f"jax.config.update('jax_default_matmul_precision', {chosen!r})\n" if chosen else ""
+    code = ("import jax\n" + choose + "import tyxonq as tq\n"
+            "tq.set_backend('jax', dtype='complex64')\n"
+            "print(jax.config.jax_default_matmul_precision, jax.config.jax_enable_x64)\n")
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [chosen or "highest", "True"]
