@@ -32,12 +32,13 @@ def free_port() -> int:
 
 def environment(**extra: str) -> dict:
     """The test's environment without any launcher's variables (a nested launch starts clean),
-    Open MPI allowed to run as root, one thread per rank."""
+    Open MPI allowed to run as root, one thread per rank, JAX processes on the CPU (on a 1-GPU
+    machine two JAX processes on the GPU fail in NCCL: 'Duplicate GPU detected', seen on an H200)."""
     launched = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK", "OMPI_COMM_WORLD_SIZE",
                 "PMI_SIZE", "JAX_COORDINATOR_ADDRESS", "TYXONQ_PERSISTENT_CACHE")
     clean = {name: value for name, value in os.environ.items() if name not in launched}
     return {**clean, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
             "PYTHONPATH": os.pathsep.join(filter(None, (str(WORKERS), os.environ.get("PYTHONPATH")))),
             **extra}
 
