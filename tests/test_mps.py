@@ -222,6 +222,50 @@ def test_trotter_layers_fuse_into_three_site_blocks(backend_name, monkeypatch):
     assert sum(moves) <= 3 * steps  # per step: at most a few sites (one per brick before fusion)
 
 
+@pytest.mark.parametrize("backend_name", ["pytorch", "jax"])
+def test_untraced_gates_are_applied_on_the_host_twin(backend_name, monkeypatch):
+    """Angles nothing differentiates: the gates run on the NumPy twin and the sites come back as
+    the backend's arrays (the same values as the dense reference); angles autograd tracks: on the
+    backend itself, and the gradient flows."""
+    from tyxonq.circuit.mps import mps_circuit
+
+    used = []
+    original = mps_circuit.apply_operations
+
+    def recorded(state, operations, matrix_of):
+        used.append(state.K.name)
+        return original(state, operations, matrix_of)
+
+    monkeypatch.setattr(mps_circuit, "apply_operations", recorded)
+    K = make_backend(backend_name)
+    n, operations = 6, brickwork(6, 3, seed=2)
+    with tq.use_backend(K):
+        c = build_mps(n, operations)
+        state = c.state()
+        assert K.is_array(state) and all(K.is_array(site) for site in c.simulated_state("test").sites)
+        close(K, state, reference_state(n, operations))
+        psi = reference_state(n, operations)
+        results = {"amplitude": (c.amplitude("010110"), psi[0b010110]),
+                   "<Z2>": (c.expectation_ps(z=[2]), reference_expectation(psi, [(Z, (2,))], n).real),
+                   "<X1 X2>": (c.expectation((np.kron(X, X), (1, 2))),
+                               reference_expectation(psi, [(np.kron(X, X), (1, 2))], n).real),
+                   "Paulis": (c.pauli_expectations(["ZIIIII", "IIXIIY"]),
+                              [reference_expectation(psi, [(Z, (0,))], n).real,
+                               reference_expectation(psi, [(X, (2,)), (Y, (5,))], n).real]),
+                   "rdm": (c.reduced_density_matrix((4, 1)), reduced(psi, (4, 1), n)),
+                   "marginal": (c.marginal_probability((3,)), np.real(np.diag(reduced(psi, (3,), n))))}
+        for name, (got, expected) in results.items():
+            assert K.is_array(got), name
+            close(K, got, expected)
+        assert used == ["numpy"]
+        theta = K.requires_grad(K.asarray(0.3))
+        value, grad = K.value_and_grad(lambda t: tq.MPSCircuit(2).rx(0, theta=t).cx(0, 1)
+                                       .expectation_ps(z=[1]))(theta)
+    assert used[-1] == backend_name
+    assert float(K.to_numpy(value)) == pytest.approx(np.cos(0.3), abs=1e-12)
+    assert float(K.to_numpy(grad)) == pytest.approx(-np.sin(0.3), abs=1e-12)
+
+
 # -- sampling ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("backend_name", ["numpy", "pytorch", "jax"])
 def test_samples_follow_the_exact_distribution(backend_name):

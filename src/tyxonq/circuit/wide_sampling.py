@@ -90,7 +90,8 @@ def mps_samples(circuit: Any, shots: int, rng: np.random.Generator) -> np.ndarra
     if not circuit.has_state_vector() or circuit.is_noisy():
         raise ValueError("method='mps' samples pure circuits; a noisy circuit samples by "
                          "method='contraction' or 'state'")
-    return perfect_samples(circuit.to_mps(max_bond=None, cutoff=0.0).simulated_state("sample()"), shots, rng)
+    state = circuit.to_mps(max_bond=None, cutoff=0.0).simulated_state("sample()", host=True)
+    return perfect_samples(state, shots, rng)
 
 
 def _joint_probabilities(K: ArrayBackend, circuit: Any, inputs: Any, plan: Any, prefixes: list) -> np.ndarray:

@@ -8,7 +8,8 @@ binds (angles, input state, channels' and observables' matrices) is readable on 
 in host memory), nothing is being compiled, and no intermediate is larger than
 :data:`HOST_ENTRIES`, the contraction runs on the twin and only its results return to the backend.
 The values are the same (the twin has the backend's precision); only the speed changes. Larger
-contractions stay where the backend's threaded kernels win.
+contractions stay where the backend's threaded kernels win. The matrix-product-state simulator
+applies its gates on the twin by the same test (with no requests).
 """
 
 from __future__ import annotations

@@ -98,6 +98,15 @@ class MPSState:
         duplicate.environments = dict(self.environments)
         return duplicate
 
+    def on(self, K: ArrayBackend) -> MPSState:
+        """This state with its sites on ``K`` (a copy; ``self`` when ``K`` holds it already), read
+        through the host: a state simulated on a backend's host twin, or handed to it."""
+        if K is self.K:
+            return self
+        moved = MPSState(K, [K.asarray(self.K.to_numpy(site)) for site in self.sites], self.centre,
+                         self.copy().truncation)
+        return moved
+
     def bond_dimensions(self) -> list[int]:
         return [int(self.K.shape(site)[2]) for site in self.sites[:-1]]
 
