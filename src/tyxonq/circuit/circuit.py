@@ -26,6 +26,7 @@ from .contraction.network import amplitude_network, state_network
 from .contraction.rehearsal import placeholder, record, rehearsing
 from .contraction.route_costs import RouteCost, network_cost, readout_passes, sweep_cost
 from .differentiation.node import expectation_node, recorded_angles
+from .host_state import host_state
 from .operations.fusion import MAX_BLOCK_QUBITS
 from .refusals import NoisyCircuitError
 from .simulator import dynamic_route
@@ -106,8 +107,10 @@ class Circuit(CircuitBase):
 
         ``method``: ``"sweep"`` applies fused blocks of gates to a state vector
         (:mod:`tyxonq.circuit.statevector.sweep`), ``"contraction"`` contracts the circuit's tensor network
-        along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits (none on
-        a compiling backend, JAX). Both are exact; they differ only in speed.
+        along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits, and in a
+        program JAX compiles on the CPU takes the state from NumPy's sweep where this machine's
+        rates make that faster than the compiled contraction (:mod:`tyxonq.circuit.host_state`).
+        All are exact; they differ only in speed.
 
         Examples
         --------
@@ -128,7 +131,8 @@ class Circuit(CircuitBase):
             require_memory(K, 2 ** n, f"state() of {n} qubits", LIGHT_CONE_HINT)
         if self._lanes() is not None:  # a batch of circuits: one stacked sweep (any method's values)
             return Lanes(self._lane_state(K))
-        if method == "auto":
+        automatic = method == "auto"
+        if automatic:
             swept = n <= SWEEP_MAX_QUBITS and ops and not K.compiling()
             method = "sweep" if swept else "contraction"
         if method == "sweep" and not self._is_traced():
@@ -136,6 +140,8 @@ class Circuit(CircuitBase):
                 record("sweep", qubits=n)
                 return placeholder(K, (2 ** n,))
             return sweep_state(K, n, ops, self.input_state(K))
+        if automatic and ops and (state := host_state(self, K, n <= SWEEP_MAX_QUBITS)) is not None:
+            return state
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
                               "state()")
 

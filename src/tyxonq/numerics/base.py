@@ -228,6 +228,12 @@ class BackendBase:
         ``jax.jit``): work done once per program (a thorough path search) pays off only then."""
         return False
 
+    def differentiating(self) -> bool:
+        """Whether a transform taking derivatives of what is computed now is active (JAX's
+        ``grad``/``jvp`` traces); ``False`` where derivatives are recorded as computed (PyTorch)
+        or not taken by autograd (NumPy)."""
+        return False
+
     def uses_gradient_nodes(self) -> bool:
         """Whether simulators should make each expectation value one :meth:`gradient_node` now
         (PyTorch always, JAX in a distributed run): ``capabilities.gradient_nodes`` by default."""
@@ -255,6 +261,22 @@ class BackendBase:
         """The backend that computes fastest for this one's arrays outside autograd: the NumPy
         backend of the same precision for arrays in host memory, else this backend."""
         return self
+
+    def host_computed(self, host: Callable[[np.ndarray], np.ndarray], traced: Callable[[Any], Any],
+                      operand: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+        """``traced(operand)``, whose value a compiled program may take from ``host`` instead:
+        ``host`` gets the operand's values as a host array and returns the same values (of
+        ``shape`` and ``dtype``) faster; derivatives are always ``traced``'s. Here (nothing
+        compiles) the value is ``traced(operand)``; JAX overrides it with a host callback.
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> K = tq.get_backend("numpy")
+        >>> K.host_computed(np.sin, K.sin, np.array([0.0]), (1,), "float64").tolist()
+        [0.0]
+        """
+        return traced(operand)
 
     def hermitian_expectation(self, state: Any, apply: Callable[[Any], Any]) -> Any:
         """``Re <state|O|state>`` for a Hermitian ``O`` given by its action ``apply(state)``

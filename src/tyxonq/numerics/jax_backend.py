@@ -351,6 +351,21 @@ class JaxBackend(ArrayModuleBackend):
             trace = getattr(trace, "parent_trace", None)
         return False
 
+    def differentiating(self) -> bool:
+        """Whether a ``jax.grad``/``jvp``/``jacfwd`` trace is active (derivatives of what is
+        computed now may be taken)."""
+        try:
+            from jax._src import core
+            from jax._src.interpreters.ad import JVPTrace, LinearizeTrace
+        except ImportError:  # pragma: no cover - a JAX without these internals: assume so
+            return True
+        trace = core.trace_ctx.trace
+        while trace is not None:
+            if isinstance(trace, (JVPTrace, LinearizeTrace)):
+                return True
+            trace = getattr(trace, "parent_trace", None)
+        return False
+
     def detach(self, x: Any) -> Any:
         return self.jax.lax.stop_gradient(self.asarray(x))
 
@@ -389,6 +404,39 @@ class JaxBackend(ArrayModuleBackend):
         from .numpy_backend import numpy_twin
 
         return numpy_twin(self)
+
+    def host_computed(self, host: Callable[[np.ndarray], np.ndarray], traced: Callable[[Any], Any],
+                      operand: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+        """``traced(operand)`` with its value from ``host`` in a host callback
+        (``jax.pure_callback``: inside ``jit`` the program calls NumPy there), its derivatives
+        ``traced``'s (a ``jax.custom_jvp``: forward and reverse mode, ``vmap`` one operand at a
+        time). Exact as long as ``host`` computes the same values.
+
+        Examples
+        --------
+        >>> import jax, numpy as np
+        >>> K = JaxBackend()
+        >>> f = jax.jit(lambda x: K.host_computed(np.sin, K.sin, x, (2,), "float64"))
+        >>> [round(float(v), 6) for v in f(K.asarray([0.0, 1.0]))]
+        [0.0, 0.841471]
+        >>> round(float(jax.grad(lambda x: K.host_computed(np.sin, K.sin, x, (), "float64"))(1.0)), 6)
+        0.540302
+        """
+        jax = self.jax
+        result = jax.ShapeDtypeStruct(tuple(shape), self._resolve_dtype(dtype))
+
+        def on_host(values: Any) -> np.ndarray:
+            return np.asarray(host(np.asarray(values)), dtype=result.dtype).reshape(result.shape)
+
+        @jax.custom_jvp
+        def value(x: Any) -> Any:
+            return jax.pure_callback(on_host, result, x, vmap_method="sequential")
+
+        @value.defjvp
+        def derivative(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+            return value(primals[0]), jax.jvp(traced, primals, tangents)[1]
+
+        return value(operand)
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:

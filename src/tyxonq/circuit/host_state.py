@@ -1,0 +1,111 @@
+"""A compiled program's state vector computed on the host, where that is measured to be faster.
+
+Under ``jax.jit`` on a CPU device, :meth:`Circuit.state` contracts the circuit's network in XLA;
+for a large state that runs slower than NumPy's state-vector sweep (2 cores, the 10-layer ladder:
+20 qubits 157 ms against 101 ms, 22 qubits 462 ms against 300 ms). Where this machine's rates
+(:func:`~tyxonq.circuit.calibration.machine_rates`) estimate the host twin's sweep, and copying its
+result into the program, cheaper than the compiled contraction, the program takes the state from
+the sweep through :meth:`~tyxonq.numerics.protocol.ArrayBackend.host_computed` (a host callback);
+derivatives, if asked for, are the contraction's. Both are exact: only speed changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..numerics import use_backend
+from ..numerics.protocol import ArrayBackend
+from .calibration import machine_rates
+from .contraction.network import state_network
+from .contraction.rehearsal import record
+from .contraction.route_costs import RouteChoice, RouteCost, network_cost, sweep_cost
+from .statevector.sweep import sweep_program
+
+__all__ = ["host_state"]
+
+_CHOICES: dict[tuple, RouteChoice] = {}
+_CHOICES_LIMIT = 256
+
+
+def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
+    """``circuit``'s state computed by the host twin inside the program being compiled (its own
+    route: swept where ``swept``, else contracted), when that is estimated faster than the compiled
+    contraction; ``None`` otherwise (nothing is compiling, derivatives are being taken, the device
+    is not the host's, an input state, a matrix or a complex angle is traced, or the compiled
+    contraction is cheaper)."""
+    twin = K.host_twin()
+    if not K.compiling() or K.differentiating() or twin is K or K.capabilities.device != "cpu":
+        return None  # differentiated: the contraction's derivatives need its trace anyway
+    operations = list(circuit.operations)
+    slots = _angle_slots(K, operations)
+    inputs = circuit.input_state(K)
+    if slots is None or (inputs is not None and not K.host_readable(inputs)):
+        return None
+    n = circuit.num_qubits
+    if not _host_chosen(circuit, K, twin, n, operations, swept):
+        return None
+
+    def on_host(values: np.ndarray) -> np.ndarray:
+        bound = _with_angles(operations, slots, [float(v) for v in values])
+        with use_backend(twin):
+            return twin.to_numpy(circuit.with_operations(bound).state())
+
+    def contracted(values: Any) -> Any:
+        bound = _with_angles(operations, slots, [values[i] for i in range(len(slots))])
+        return circuit.with_operations(bound).state(method="contraction")
+
+    angles = K.stack([K.real(K.asarray(operations[k].params[j])) for k, j in slots]) if slots \
+        else K.zeros((0,), K.real_dtype)
+    return K.host_computed(on_host, contracted, angles, (2 ** n,), K.dtype)
+
+
+def _angle_slots(K: ArrayBackend, operations: list) -> list[tuple[int, int]] | None:
+    """Positions of the angles that are arrays (traced, or constants of the backend); ``None``
+    where a gate's matrix is one, or an angle is not a real scalar."""
+    slots = []
+    for k, op in enumerate(operations):
+        for j, value in enumerate(op.params):
+            if type(value) is float or isinstance(value, (int, np.floating, np.integer)):
+                continue
+            if op.gate == "unitary" or not K.is_array(value) or tuple(K.shape(value)) != () \
+                    or K.is_complex(value):
+                return None
+            slots.append((k, j))
+    return slots
+
+
+def _with_angles(operations: list, slots: list[tuple[int, int]], values: list) -> list:
+    bound = list(operations)
+    for (k, j), value in zip(slots, values):
+        params = list(bound[k].params)
+        params[j] = value
+        bound[k] = bound[k].with_params(tuple(params))
+    return bound
+
+
+def _host_chosen(circuit: Any, K: ArrayBackend, twin: ArrayBackend, n: int, operations: list,
+                 swept: bool) -> bool:
+    """Whether the twin's route to the state (and a copy of its ``2^n`` amplitudes into the
+    program) is estimated faster than the compiled contraction by this machine's rates, compile
+    time shared as :meth:`~tyxonq.circuit.contraction.route_costs.RouteCost.seconds` shares it;
+    kept per structure."""
+    key = (circuit.structure_key(), K.precision, swept)
+    choice = _CHOICES.get(key)
+    if choice is None:
+        contraction = network_cost("contraction", [state_network(n, operations, bool(circuit.inputs_kind()))])
+        if swept:
+            program = sweep_program(n, operations, twin.capabilities.max_ndim)
+            work = sweep_cost(n, [(len(block.qubits), block.diagonal) for block in program.blocks], [])
+        else:
+            work = contraction
+        host = RouteCost("host", work.tensors, work.madds, work.units, passes=work.passes + 2.0 ** n)
+        estimates = (("host", host.seconds(machine_rates(twin))),
+                     ("contraction", contraction.seconds(machine_rates(K), compiling=True)))
+        choice = RouteChoice("state()", min(estimates, key=lambda item: item[1])[0], estimates)
+        if len(_CHOICES) >= _CHOICES_LIMIT:
+            _CHOICES.clear()
+        _CHOICES[key] = choice
+    record("choice", choice=choice)
+    return choice.chosen == "host"
