@@ -18,6 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ...numerics.cache_registry import register_cache
+
 __all__ = ["canonical_form", "CanonicalForm", "CANONICAL_MAX_TENSORS"]
 
 Legs = tuple[int, ...]
@@ -26,15 +28,30 @@ Legs = tuple[int, ...]
 CANONICAL_MAX_TENSORS = 1500
 
 _MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
+#: canonical forms kept (networks, keyed by their legs)
+_FORMS_LIMIT = 1024
+_FORMS: dict[tuple, CanonicalForm] = {}
+register_cache("canonical forms", lambda: len(_FORMS), _FORMS.clear)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, element-wise (wrapping uint64 arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _MULTIPLIERS[0]
-    x = x ^ (x >> np.uint64(27))
-    x = x * _MULTIPLIERS[1]
-    return x ^ (x >> np.uint64(31))
+    """splitmix64's finaliser, element-wise (wrapping uint64 arithmetic), in place: ``x`` is a
+    temporary of the caller's, consumed."""
+    x ^= x >> _SHIFTS[0]
+    x *= _MULTIPLIERS[0]
+    x ^= x >> _SHIFTS[1]
+    x *= _MULTIPLIERS[1]
+    x ^= x >> _SHIFTS[2]
+    return x
+
+
+def _distinct(values: np.ndarray) -> int:
+    """How many distinct values (a sort and a comparison: np.unique costs twice that)."""
+    if values.size < 2:
+        return int(values.size)
+    ordered = np.sort(values)
+    return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
 
 
 class CanonicalForm(tuple):
@@ -64,6 +81,14 @@ class _Incidence:
         self.tensor_of = np.asarray([t for t, legs in enumerate(tensor_legs) for _ in legs], dtype=np.int64)
         self.leg_of = np.asarray([names[leg] for legs in tensor_legs for leg in legs], dtype=np.int64)
         self.tensors, self.legs = len(tensor_legs), len(names)
+        # sums over each tensor's legs and each leg's tensors as reduceat over contiguous runs
+        # (tensor_of is grouped already; leg_of is sorted once): np.add.at costs several times more
+        self.tensor_starts = np.searchsorted(self.tensor_of, np.arange(self.tensors))
+        self.leg_order = np.argsort(self.leg_of, kind="stable")
+        self.leg_starts = np.searchsorted(self.leg_of[self.leg_order], np.arange(self.legs))
+        self.holds_legs = self.tensor_starts < len(self.tensor_of)
+        if self.holds_legs.all() and np.all(np.diff(self.tensor_starts) > 0):
+            self.holds_legs = None  # every tensor holds a leg: reduceat's runs are all non-empty
         position = {leg: p for p, leg in enumerate(output)}
         with np.errstate(over="ignore"):
             self.leg_colour = _mix(np.asarray([position.get(leg, -1) + 2 for leg in names], dtype=np.uint64))
@@ -71,31 +96,39 @@ class _Incidence:
                                       + np.uint64(1 << 40))
 
     def classes(self) -> int:
-        return len(np.unique(self.tensor_colour)) + len(np.unique(self.leg_colour))
+        return _distinct(self.tensor_colour) + _distinct(self.leg_colour)
 
     def refine(self) -> None:
         """Refine until the number of colour classes stops growing."""
         classes = self.classes()
         with np.errstate(over="ignore"):
             while True:
-                sums = np.zeros(self.tensors, dtype=np.uint64)
-                np.add.at(sums, self.tensor_of, _mix(self.leg_colour[self.leg_of] + np.uint64(7)))
+                sums = self._tensor_sums(_mix(self.leg_colour[self.leg_of] + np.uint64(7)))
                 self.tensor_colour = _mix(self.tensor_colour * np.uint64(3) + sums)
-                sums = np.zeros(self.legs, dtype=np.uint64)
-                np.add.at(sums, self.leg_of, _mix(self.tensor_colour[self.tensor_of] + np.uint64(11)))
+                held = _mix(self.tensor_colour[self.tensor_of] + np.uint64(11))
+                sums = np.add.reduceat(held[self.leg_order], self.leg_starts)  # every leg is held
                 self.leg_colour = _mix(self.leg_colour * np.uint64(5) + sums)
                 refined = self.classes()
                 if refined == classes:
                     return
                 classes = refined
 
+    def _tensor_sums(self, values: np.ndarray) -> np.ndarray:
+        """Each tensor's sum of ``values`` (one per leg it holds; wrapping uint64)."""
+        if self.holds_legs is None:
+            return np.add.reduceat(values, self.tensor_starts)
+        sums = np.zeros(self.tensors, dtype=np.uint64)
+        np.add.at(sums, self.tensor_of, values)  # tensors without legs (scalars): rare
+        return sums
+
     def break_tie(self) -> bool:
         """Give one member of the first tied class (tensors, then legs) a colour of its own."""
         for colours in (self.tensor_colour, self.leg_colour):
-            values, inverse, counts = np.unique(colours, return_inverse=True, return_counts=True)
-            tied = np.flatnonzero(counts > 1)
-            if tied.size:
-                chosen = int(np.flatnonzero(inverse == tied[0])[0])
+            order = np.argsort(colours, kind="stable")  # equal colours: lowest index first
+            ordered = colours[order]
+            tied = np.flatnonzero(ordered[1:] == ordered[:-1])
+            if tied.size:  # the smallest tied colour; its member of lowest index
+                chosen = int(order[tied[0]])
                 with np.errstate(over="ignore"):
                     colours[chosen] = _mix(colours[chosen:chosen + 1] + np.uint64(13))[0]
                 return True
@@ -103,7 +136,9 @@ class _Incidence:
 
 
 def canonical_form(tensor_legs: Sequence[Legs], output: Legs) -> CanonicalForm:
-    """The :class:`CanonicalForm` of a network given by its tensors' legs and its output legs.
+    """The :class:`CanonicalForm` of a network given by its tensors' legs and its output legs
+    (kept for the last :data:`_FORMS_LIMIT` networks: a route choice costs the networks that
+    planning then looks up).
 
     Examples
     --------
@@ -112,6 +147,17 @@ def canonical_form(tensor_legs: Sequence[Legs], output: Legs) -> CanonicalForm:
     >>> a.key == b.key, b.permutations[0] in (None, (1, 0))
     (True, True)
     """
+    key = (tuple(map(tuple, tensor_legs)), tuple(output))
+    form = _FORMS.get(key)
+    if form is None:
+        form = _canonical_form(key[0], key[1])
+        if len(_FORMS) >= _FORMS_LIMIT:
+            _FORMS.clear()
+        _FORMS[key] = form
+    return form
+
+
+def _canonical_form(tensor_legs: tuple[Legs, ...], output: Legs) -> CanonicalForm:
     count = len(tensor_legs)
     if count > CANONICAL_MAX_TENSORS or count == 0:
         order = tuple(range(count))
