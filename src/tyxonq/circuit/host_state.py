@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..numerics import use_backend
+from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
 from .calibration import machine_rates
 from .contraction.network import state_network
@@ -33,11 +34,13 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     """``circuit``'s state computed by the host twin inside the program being compiled (its own
     route: swept where ``swept``, else contracted), when that is estimated faster than the compiled
     contraction; ``None`` otherwise (nothing is compiling, derivatives are being taken, the device
-    is not the host's, an input state, a matrix or a complex angle is traced, or the compiled
-    contraction is cheaper)."""
+    is not the host's, a distributed run shares the work, an input state, a matrix or a complex
+    angle is traced, or the compiled contraction is cheaper)."""
     twin = K.host_twin()
-    if not K.compiling() or K.differentiating() or twin is K or K.capabilities.device != "cpu":
-        return None  # differentiated: the contraction's derivatives need its trace anyway
+    if not K.compiling() or K.differentiating() or twin is K or K.capabilities.device != "cpu" \
+            or communicator().size > 1:
+        return None  # differentiated: the contraction's derivatives need its trace anyway; ranks
+        # share a distributed run's contractions
     operations = list(circuit.operations)
     slots = _angle_slots(K, operations)
     inputs = circuit.input_state(K)
