@@ -15,9 +15,15 @@ from reference import reference_state
 jax = pytest.importorskip("jax")
 
 
+#: rates under which the host's state is cheaper per call than a compiled contraction (a compiled
+#: tensor dear), and under which it is not
+HOST_CHEAP = tq.MachineRates(tensor_seconds=1e-6, madds_per_second=1e9, compiled_tensor_seconds=1e-3)
+COMPILED_CHEAP = tq.MachineRates(tensor_seconds=1e-3, madds_per_second=1e9, compiled_tensor_seconds=1e-7)
+
+
 @pytest.fixture
 def K():
-    tq.set_machine_rates("reference")  # host 1e-4 s against a 6-qubit contraction's 3e-3 s compiled
+    tq.set_machine_rates(HOST_CHEAP)
     backend = make_backend("jax")
     calls = []
     original = backend.host_computed
@@ -59,6 +65,15 @@ def test_a_compiled_state_comes_from_the_host_with_the_same_values(K):
     assert K.host_calls == [(2 ** n,)]
     np.testing.assert_allclose(compiled, reference_state(n, operations(n, angles)), atol=1e-12)
     np.testing.assert_allclose(compiled, eager, atol=1e-12)
+
+
+def test_where_the_compiled_contraction_is_cheaper_it_runs(K):
+    n, angles = 6, np.linspace(-1.2, 0.9, 13)
+    tq.set_machine_rates(COMPILED_CHEAP)
+    with tq.use_backend(K):
+        compiled = K.to_numpy(jax.jit(lambda a: ladder(n, a).state())(K.asarray(angles)))
+    assert K.host_calls == []
+    np.testing.assert_allclose(compiled, reference_state(n, operations(n, angles)), atol=1e-12)
 
 
 def test_under_vmap_each_state_comes_from_the_host(K):

@@ -1,16 +1,17 @@
-"""A compiled program's state vector computed on the host, where that is measured to be faster.
+"""A compiled program's state vector computed on the host, where that is estimated to be faster.
 
 Under ``jax.jit`` on a CPU device, :meth:`Circuit.state` contracts the circuit's network in XLA;
-for a large state that runs slower than NumPy's state-vector sweep (2 cores, the 10-layer ladder:
-20 qubits 157 ms against 101 ms, 22 qubits 462 ms against 300 ms). Where this machine's rates
-(:func:`~tyxonq.circuit.calibration.machine_rates`) estimate the host twin's sweep, and copying its
-result into the program, cheaper than the compiled contraction, the program takes the state from
-the sweep through :meth:`~tyxonq.numerics.protocol.ArrayBackend.host_computed` (a host callback);
-derivatives, if asked for, are the contraction's. Both are exact: only speed changes.
+for a large state that runs slower than NumPy (2 cores, the 10-layer ladder: 22 qubits 462 ms
+against 300 ms). Where this machine's rates (:func:`~tyxonq.circuit.calibration.machine_rates`)
+estimate the host twin's state (its sweep or its contraction), and copying it into the program,
+cheaper per call than the compiled contraction, the program takes the state from the host through
+:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_computed` (a host callback); derivatives, if
+asked for, are the contraction's. Both are exact: only speed changes.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,11 +50,20 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     n = circuit.num_qubits
     if not _host_chosen(circuit, K, twin, n, operations, swept):
         return None
+    # the host's circuit, built once: each call binds the angles by with_parameters (its plans
+    # found by structure key, nothing rebuilt or hashed again)
+    angles = [(k, j) for k, op in enumerate(operations) if op.has_angles for j in range(len(op.params))]
+    if not set(slots) <= set(angles):
+        return None
+    fixed = np.array([0.0 if (k, j) in slots else float(operations[k].params[j]) for k, j in angles])
+    where = np.array([angles.index(slot) for slot in slots], dtype=np.int64)
+    host_circuit = circuit.with_operations(_with_angles(operations, slots, fixed[where].tolist()))
 
     def on_host(values: np.ndarray) -> np.ndarray:
-        bound = _with_angles(operations, slots, [float(v) for v in values])
+        full = fixed.copy()
+        full[where] = values
         with use_backend(twin):
-            return twin.to_numpy(circuit.with_operations(bound).state())
+            return twin.to_numpy(host_circuit.with_parameters(full).state())
 
     def contracted(values: Any) -> Any:
         bound = _with_angles(operations, slots, [values[i] for i in range(len(slots))])
@@ -91,10 +101,11 @@ def _with_angles(operations: list, slots: list[tuple[int, int]], values: list) -
 def _host_chosen(circuit: Any, K: ArrayBackend, twin: ArrayBackend, n: int, operations: list,
                  swept: bool) -> bool:
     """Whether the twin's route to the state (and a copy of its ``2^n`` amplitudes into the
-    program) is estimated faster than the compiled contraction by this machine's rates, compile
-    time shared as :meth:`~tyxonq.circuit.contraction.route_costs.RouteCost.seconds` shares it;
-    kept per structure."""
-    key = (circuit.structure_key(), K.precision, swept)
+    program) is estimated faster per call than the compiled contraction by this machine's rates
+    (compile time aside: the program is called many times, and each call should be at least as
+    fast as NumPy's); kept per structure and rates."""
+    host_rates, rates = machine_rates(twin), machine_rates(K)
+    key = (circuit.structure_key(), K.precision, swept, host_rates, rates)
     choice = _CHOICES.get(key)
     if choice is None:
         contraction = network_cost("contraction", [state_network(n, operations, bool(circuit.inputs_kind()))])
@@ -104,8 +115,9 @@ def _host_chosen(circuit: Any, K: ArrayBackend, twin: ArrayBackend, n: int, oper
         else:
             work = contraction
         host = RouteCost("host", work.tensors, work.madds, work.units, passes=work.passes + 2.0 ** n)
-        estimates = (("host", host.seconds(machine_rates(twin))),
-                     ("contraction", contraction.seconds(machine_rates(K), compiling=True)))
+        per_call = replace(rates, compile_seconds_per_tensor=0.0)  # compile time aside
+        estimates = (("host", host.seconds(host_rates)),
+                     ("contraction", contraction.seconds(per_call, compiling=True)))
         choice = RouteChoice("state()", min(estimates, key=lambda item: item[1])[0], estimates)
         if len(_CHOICES) >= _CHOICES_LIMIT:
             _CHOICES.clear()
