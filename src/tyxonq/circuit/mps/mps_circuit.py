@@ -184,9 +184,10 @@ class MPSCircuit(SimulatorBase):
         Where nothing is traced and every value is readable on the host, the gates are applied
         on the backend's host twin (:func:`~tyxonq.circuit.contraction.host_route.host_twin_for`:
         NumPy for CPU tensors of PyTorch and JAX): the same values at NumPy's cost per small
-        product and SVD (a 100-qubit quench on eager JAX: 2.1 s before, 0.46 s with the gates on
-        the twin). With ``host=True`` that twin's state is returned (results computed from it are
-        host arrays: :meth:`_on_backend` hands them back); otherwise its sites on the backend.
+        product and SVD. With ``host=True`` that twin's state is returned, and results computed
+        from it are host arrays that :meth:`_on_backend` hands back (a 100-qubit quench's
+        magnetisation on eager JAX: 2.12 s before, 0.17 s; NumPy 0.19 s); otherwise its sites
+        on the backend.
         """
         if self._is_traced():
             raise TracingError(
