@@ -23,6 +23,7 @@ from .calibration import machine_rates
 from .contraction.network import state_network
 from .contraction.rehearsal import record
 from .contraction.route_costs import RouteChoice, RouteCost, network_cost, sweep_cost
+from .operations.operation import with_angles_at
 from .statevector.sweep import sweep_program
 
 __all__ = ["host_state"]
@@ -37,11 +38,12 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     contraction; ``None`` otherwise (nothing is compiling, derivatives are being taken, the device
     is not the host's, a distributed run shares the work, an input state, a matrix or a complex
     angle is traced, or the compiled contraction is cheaper)."""
-    twin = K.host_twin()
-    if not K.compiling() or K.differentiating() or twin is K or K.capabilities.device != "cpu" \
-            or communicator().size > 1:
+    if not K.compiling() or K.differentiating() or K.capabilities.device != "cpu" or communicator().size > 1:
         return None  # differentiated: the contraction's derivatives need its trace anyway; ranks
         # share a distributed run's contractions
+    twin = K.host_twin()
+    if twin is K:
+        return None
     operations = list(circuit.operations)
     slots = _angle_slots(K, operations)
     inputs = circuit.input_state(K)
@@ -52,12 +54,12 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
         return None
     # the host's circuit, built once: each call binds the angles by with_parameters (its plans
     # found by structure key, nothing rebuilt or hashed again)
-    angles = [(k, j) for k, op in enumerate(operations) if op.has_angles for j in range(len(op.params))]
-    if not set(slots) <= set(angles):
+    positions = [(k, j) for k, op in enumerate(operations) if op.has_angles for j in range(len(op.params))]
+    if not set(slots) <= set(positions):
         return None
-    fixed = np.array([0.0 if (k, j) in slots else float(operations[k].params[j]) for k, j in angles])
-    where = np.array([angles.index(slot) for slot in slots], dtype=np.int64)
-    host_circuit = circuit.with_operations(_with_angles(operations, slots, fixed[where].tolist()))
+    fixed = np.array([0.0 if (k, j) in slots else float(operations[k].params[j]) for k, j in positions])
+    where = np.array([positions.index(slot) for slot in slots], dtype=np.int64)
+    host_circuit = circuit.with_operations(with_angles_at(operations, slots, fixed[where].tolist()))
 
     def on_host(values: np.ndarray) -> np.ndarray:
         full = fixed.copy()
@@ -66,7 +68,7 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
             return twin.to_numpy(host_circuit.with_parameters(full).state())
 
     def contracted(values: Any) -> Any:
-        bound = _with_angles(operations, slots, [values[i] for i in range(len(slots))])
+        bound = with_angles_at(operations, slots, [values[i] for i in range(len(slots))])
         return circuit.with_operations(bound).state(method="contraction")
 
     angles = K.stack([K.real(K.asarray(operations[k].params[j])) for k, j in slots]) if slots \
@@ -87,15 +89,6 @@ def _angle_slots(K: ArrayBackend, operations: list) -> list[tuple[int, int]] | N
                 return None
             slots.append((k, j))
     return slots
-
-
-def _with_angles(operations: list, slots: list[tuple[int, int]], values: list) -> list:
-    bound = list(operations)
-    for (k, j), value in zip(slots, values):
-        params = list(bound[k].params)
-        params[j] = value
-        bound[k] = bound[k].with_params(tuple(params))
-    return bound
 
 
 def _host_chosen(circuit: Any, K: ArrayBackend, twin: ArrayBackend, n: int, operations: list,

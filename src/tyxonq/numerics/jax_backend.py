@@ -127,6 +127,18 @@ def _svd_split(jax: Any) -> Any:
     return svd_split
 
 
+def _trace_active(kinds: tuple[type, ...]) -> bool:
+    """Whether a trace of one of ``kinds`` is on JAX's current trace stack."""
+    from jax._src import core
+
+    trace = core.trace_ctx.trace
+    while trace is not None:
+        if isinstance(trace, kinds):
+            return True
+        trace = getattr(trace, "parent_trace", None)
+    return False
+
+
 def _device_name(device: Any) -> str:
     return "cpu" if device.platform == "cpu" else f"cuda:{device.id}"
 
@@ -340,31 +352,19 @@ class JaxBackend(ArrayModuleBackend):
         """Whether a ``jax.jit`` trace is active (also beneath ``grad``/``vmap`` inside it);
         eager calls, eager ``jax.grad`` and ``vmap`` included, are not compiling."""
         try:
-            from jax._src import core
             from jax._src.interpreters.partial_eval import DynamicJaxprTrace
         except ImportError:  # pragma: no cover - a JAX without these internals: the quick plans
             return False
-        trace = core.trace_ctx.trace
-        while trace is not None:
-            if isinstance(trace, DynamicJaxprTrace):
-                return True
-            trace = getattr(trace, "parent_trace", None)
-        return False
+        return _trace_active((DynamicJaxprTrace,))
 
     def differentiating(self) -> bool:
         """Whether a ``jax.grad``/``jvp``/``jacfwd`` trace is active (derivatives of what is
         computed now may be taken)."""
         try:
-            from jax._src import core
             from jax._src.interpreters.ad import JVPTrace, LinearizeTrace
         except ImportError:  # pragma: no cover - a JAX without these internals: assume so
             return True
-        trace = core.trace_ctx.trace
-        while trace is not None:
-            if isinstance(trace, (JVPTrace, LinearizeTrace)):
-                return True
-            trace = getattr(trace, "parent_trace", None)
-        return False
+        return _trace_active((JVPTrace, LinearizeTrace))
 
     def detach(self, x: Any) -> Any:
         return self.jax.lax.stop_gradient(self.asarray(x))

@@ -86,9 +86,7 @@ class _Incidence:
         self.tensor_starts = np.searchsorted(self.tensor_of, np.arange(self.tensors))
         self.leg_order = np.argsort(self.leg_of, kind="stable")
         self.leg_starts = np.searchsorted(self.leg_of[self.leg_order], np.arange(self.legs))
-        self.holds_legs = self.tensor_starts < len(self.tensor_of)
-        if self.holds_legs.all() and np.all(np.diff(self.tensor_starts) > 0):
-            self.holds_legs = None  # every tensor holds a leg: reduceat's runs are all non-empty
+        self.every_tensor_holds_a_leg = all(tensor_legs)  # reduceat's runs are then all non-empty
         position = {leg: p for p, leg in enumerate(output)}
         with np.errstate(over="ignore"):
             self.leg_colour = _mix(np.asarray([position.get(leg, -1) + 2 for leg in names], dtype=np.uint64))
@@ -115,7 +113,7 @@ class _Incidence:
 
     def _tensor_sums(self, values: np.ndarray) -> np.ndarray:
         """Each tensor's sum of ``values`` (one per leg it holds; wrapping uint64)."""
-        if self.holds_legs is None:
+        if self.every_tensor_holds_a_leg:
             return np.add.reduceat(values, self.tensor_starts)
         sums = np.zeros(self.tensors, dtype=np.uint64)
         np.add.at(sums, self.tensor_of, values)  # tensors without legs (scalars): rare

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from ...numerics.protocol import ArrayBackend
-from ..operations.operation import Operation
+from ..operations.operation import Operation, with_angles_at
 
 __all__ = ["HOST_ENTRIES", "host_twin_for"]
 
@@ -80,9 +80,4 @@ def _float_angles(K: ArrayBackend, operations: Sequence[Operation],
     if not arrays:
         return operations
     values = K.to_numpy(K.stack([operations[i].params[j] for i, j in arrays])).tolist()  # angles: 0-d
-    changed = list(operations)
-    for (index, position), value in zip(arrays, values):
-        op = changed[index]
-        params = op.params[:position] + (float(value),) + op.params[position + 1:]
-        changed[index] = op.with_params(params)
-    return changed
+    return with_angles_at(operations, arrays, [float(value) for value in values])

@@ -28,6 +28,7 @@ from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
 from ...numerics.memory import memory_budget
 from ...numerics.protocol import ArrayBackend
+from ..operations.operation import with_angles_at
 from .tracing import active_gradient_method, gradient_method
 
 __all__ = ["recorded_angles", "recorded_coefficients", "expectation_node"]
@@ -74,13 +75,8 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
     backend = K.host_twin() if _host_sized(K, circuit) else K
 
     def compute(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        unit = np.eye(len(slots))
-        traced = list(operations)
-        for (k, j), value, gradient in zip(slots, values.tolist(), unit):
-            params = list(traced[k].params)
-            params[j] = Dual(value, gradient)
-            op = traced[k]
-            traced[k] = op.with_params(tuple(params))
+        duals = [Dual(value, gradient) for value, gradient in zip(values.tolist(), np.eye(len(slots)))]
+        traced = with_angles_at(operations, slots, duals)
         with use_backend(backend), gradient_method(method):
             return _value_and_jacobian(evaluate(circuit.with_operations(traced)), len(slots))
 

@@ -24,7 +24,7 @@ from ...numerics.memory import memory_budget, require_memory
 from ...numerics.protocol import ArrayBackend
 from ..contraction.evaluation import contraction_cost, value_and_angle_gradients
 from ..operations.gates import FOUR_TERM_SHIFT, TWO_TERM_SHIFT
-from ..operations.operation import Operation
+from ..operations.operation import Operation, with_angles_at
 from ..statevector.adjoint import adjoint_sweep
 from ..statevector.sweep import sweep_program
 from .tracing import active_gradient_method
@@ -205,10 +205,7 @@ def _shift_rule(plain: Any, slots: list, evaluate: Callable[[Any], Any]) -> list
         op = operations[k]
 
         def shifted(delta: float, op: Operation = op, k: int = k, j: int = j) -> Any:
-            params = list(op.params)
-            params[j] = params[j] + delta
-            changed = list(operations)
-            changed[k] = op.with_params(tuple(params))
+            changed = with_angles_at(operations, [(k, j)], [op.params[j] + delta])
             return evaluate(plain.with_operations(changed))
 
         half = math.pi / 2

@@ -15,7 +15,8 @@ from ...numerics.lanes import Lanes
 from ...numerics.protocol import ArrayBackend
 from .gates import GATES
 
-__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "ANNOTATION_KINDS", "clbits_used", "validate_qubits",
+__all__ = ["Operation", "Condition", "DYNAMIC_KINDS", "ANNOTATION_KINDS", "clbits_used", "with_angles_at",
+           "validate_qubits",
            "validate_angle",
            "validate_unitary_matrix",
            "matrix_values"]
@@ -211,6 +212,24 @@ def clbits_used(operations: Sequence[Operation]) -> int:
     """
     return max((b + 1 for op in operations
                 for b in op.clbits + (op.condition.bits if op.condition is not None else ())), default=0)
+
+
+def with_angles_at(operations: Sequence[Operation], slots: Sequence[tuple[int, int]],
+                   values: Sequence[Any]) -> list[Operation]:
+    """``operations`` with parameter ``j`` of operation ``k`` set to each value, for the
+    ``(k, j)`` in ``slots``; the other operations are the same objects.
+
+    Examples
+    --------
+    >>> ops = [Operation("rx", (0,), (0.1,)), Operation("h", (0,))]
+    >>> with_angles_at(ops, [(0, 0)], [0.5])[0].params
+    (0.5,)
+    """
+    changed = list(operations)
+    for (k, j), value in zip(slots, values):
+        params = changed[k].params
+        changed[k] = changed[k].with_params(params[:j] + (value,) + params[j + 1:])
+    return changed
 
 
 def validate_qubits(qubits: Sequence[Any], num_qubits: int, gate: str) -> tuple[int, ...]:
