@@ -106,3 +106,62 @@ def test_forms_are_kept_per_network_and_rebuilt_equal_after_clearing():
     assert canonical_form([list(t) for t in legs], list(output)) is first
     canonical._FORMS.clear()
     assert canonical_form(legs, output) == first
+
+
+@settings(max_examples=80, deadline=None)
+@given(network=networks(), data=st.data())
+def test_kinds_keep_tensors_of_a_kind_together_and_still_describe_the_network(network, data):
+    tensor_legs, output = network
+    count = len(tensor_legs)
+    kinds = tuple(data.draw(st.lists(st.integers(0, 2), min_size=count, max_size=count)))
+    form = canonical_form(tensor_legs, output, kinds)
+    assert form.key == _relabelled(tensor_legs, output, form.order, form.permutations)
+    assert canonical_form(tensor_legs, output, (0,) * len(tensor_legs)) == canonical_form(tensor_legs, output)
+    # renamed legs and shuffled tensors, kinds carried along: the same key
+    shuffle = data.draw(st.permutations(range(len(tensor_legs))))
+    legs = sorted({leg for t in tensor_legs for leg in t})
+    rename = dict(zip(legs, data.draw(st.permutations([100 + leg for leg in legs]))))
+    moved = [tuple(rename[leg] for leg in tensor_legs[i]) for i in shuffle]
+    twin = canonical_form(moved, tuple(rename[leg] for leg in output), tuple(kinds[i] for i in shuffle))
+    if _ties(tensor_legs, output, kinds) == 0:  # no tie broken: the form is invariant
+        assert twin.key == form.key
+
+
+def _ties(tensor_legs, output, kinds):
+    """How many ties the canonical form of the network broke."""
+    broken = []
+    original = canonical._Incidence.break_tie
+
+    def counted(self):
+        result = original(self)
+        broken.append(result)
+        return result
+
+    canonical._FORMS.clear()
+    canonical._Incidence.break_tie = counted
+    try:
+        canonical_form(tensor_legs, output, kinds)
+    finally:
+        canonical._Incidence.break_tie = original
+    return sum(broken)
+
+
+def test_the_bra_told_from_the_ket_spares_tie_breaks_and_keeps_isomorphic_cones_together():
+    """A QAOA-like expectation: the bra mirrors the ket, so without kinds every mirror pair is tied
+    until a tie-break; network_form colours the sides and needs fewer. Two edges' light cones of
+    the same shape still share a form."""
+    from tyxonq.circuit.contraction.canonical import network_form
+    from tyxonq.circuit.contraction.network import expectation_network
+    from tyxonq.circuit.operations.operation import Operation
+
+    ring = [(q, (q + 1) % 8) for q in range(8)]
+    ops = [Operation("h", (q,)) for q in range(8)]
+    for _ in range(2):
+        ops += [Operation("rzz", edge, (0.3,)) for edge in ring]
+        ops += [Operation("rx", (q,), (0.2,)) for q in range(8)]
+    cones = [expectation_network(8, ops, False, [edge], [True]) for edge in ring[:4]]
+    plain = [_ties([leaf.legs for leaf in c.leaves], c.output, ()) for c in cones]
+    coloured = [_ties([leaf.legs for leaf in c.leaves], c.output, [int(leaf.conj) for leaf in c.leaves])
+                for c in cones]
+    assert sum(coloured) < sum(plain)
+    assert len({network_form(c).key for c in cones}) == 1

@@ -47,6 +47,8 @@ def light_cone(operations: Sequence[Operation], measured: Iterable[int],
     kept = []
     for index in range(len(operations) - 1, -1, -1):
         operation = operations[index]
+        if state.keys().isdisjoint(operation.qubits):
+            continue  # outside the cone on every qubit: cancels (most operations of a small cone)
         positions = operation.diagonal_on
         block = [q for p, q in enumerate(operation.qubits) if p in positions]
         dense = [q for p, q in enumerate(operation.qubits) if p not in positions]

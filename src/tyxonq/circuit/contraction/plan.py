@@ -24,7 +24,7 @@ from ...numerics.arguments import checked_flag
 from ...numerics.cache_registry import register_cache
 from ...numerics.moves import Move, permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
-from .canonical import canonical_form
+from .canonical import network_form
 from .contractor import get_contractor
 from .executor import CompiledContraction, compile_path
 from .network import Network
@@ -345,7 +345,7 @@ def _loaded_plan(key: tuple, legs: tuple[Legs, ...], output: Legs, sizes: dict[i
 def _network_plan(network: Network, max_ndim: int, output_shape: tuple[int, ...],
                   thorough: bool, network_key: tuple = ()) -> NetworkPlan:
     leaf_legs = [leaf.legs for leaf in network.leaves]
-    form = canonical_form(leaf_legs, network.output)
+    form = network_form(network)
     legs, output = form.key
     key = (legs, output, get_contractor().cache_key, max_ndim, thorough)
     plan = _CACHE.shared(key, lambda: _build_plan(key, legs, output, max_ndim, thorough))

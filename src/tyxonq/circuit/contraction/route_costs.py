@@ -44,7 +44,7 @@ import opt_einsum
 from ...operators.pauli_action import GROUPED_QUBITS
 from ...operators.state_expectation import flipped_qubits
 from ..operations.operation import Operation
-from .canonical import canonical_form
+from .canonical import network_form
 from .lightcone import light_cone
 from .network import Network
 from .paths import CONTRACTION_RATE, path_cost
@@ -270,7 +270,7 @@ def network_cost(route: str, networks: Sequence[Network], extra_passes: float = 
     seen: dict[tuple, float] = {}
     for network, count in zip(networks, multiplicities or [1] * len(networks)):
         legs = [leaf.legs for leaf in network.leaves]
-        key = canonical_form(legs, network.output).key
+        key = network_form(network).key
         if key not in seen:
             tensors += len(legs)
             seen[key] = _greedy_units(legs, network.output)

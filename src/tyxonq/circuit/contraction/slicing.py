@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...numerics.moves import permutation_moves
-from .canonical import canonical_form
+from .canonical import network_form
 from .executor import compile_path
 from .network import Network
 from .plan import NetworkPlan, Plan
@@ -141,7 +141,7 @@ def _plan_without(network_plan: NetworkPlan, sliced_network: Network, cut: froze
 def _leg_names(network: Network, plan: Any) -> dict[int, int]:
     """Canonical leg label -> the network's own label."""
     leaf_legs = [leaf.legs for leaf in network.leaves]
-    form = canonical_form(leaf_legs, network.output)
+    form = network_form(network)
     names = dict(zip(plan.output, network.output))
     for canonical_legs, leaf, permutation in zip(plan.legs, form.order, form.permutations):
         current = leaf_legs[leaf]
