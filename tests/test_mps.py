@@ -83,6 +83,20 @@ def test_random_circuits_match_the_dense_reference(backend_name):
     check()
 
 
+def test_inverted_operations_apply_their_adjoints():
+    """Operations carry a dagger flag (``Circuit.inverse``): the MPS applies U^dagger, as the state
+    vector does (it applied U before)."""
+    circuit = tq.Circuit(3).h(0).rx(1, 0.3).s(0).cx(0, 1).rzz(1, 2, 0.7).t(2).u(0, 0.2, 0.4, 0.9)
+    inverted = circuit.inverse()
+    mps = tq.MPSCircuit(3, cutoff=0.0)
+    mps.append(circuit)
+    mps.append(inverted)
+    np.testing.assert_allclose(mps.state(), np.eye(8)[0], atol=1e-12)
+    alone = tq.MPSCircuit(3, cutoff=0.0)
+    alone.append(inverted)
+    np.testing.assert_allclose(alone.state(), inverted.state(), atol=1e-12)
+
+
 def test_operators_interleaved_across_the_chain():
     rng = np.random.default_rng(5)
     n = 6

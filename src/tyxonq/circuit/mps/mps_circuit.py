@@ -469,10 +469,10 @@ def _matrices(K: ArrayBackend) -> Any:
 
     def matrix_of(op: Any) -> Any:
         if op.gate == "unitary" or not all(type(p) in (float, int, np.float64) for p in op.params):
-            return gate_matrix(K, op.gate, op.params)
-        key = (op.gate, op.params)
+            return gate_matrix(K, op.gate, op.params, op.dagger)
+        key = (op.gate, op.params, op.dagger)
         if key not in built:
-            built[key] = gate_matrix(K, op.gate, op.params)
+            built[key] = gate_matrix(K, op.gate, op.params, op.dagger)
         return built[key]
 
     return matrix_of
