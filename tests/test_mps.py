@@ -13,8 +13,20 @@ from scipy import stats
 
 import tyxonq as tq
 from conftest import BACKEND_IDS, jax_in_matrix, make_backend
-from reference import X, Y, Z, random_hermitian, random_unitary, reference_expectation, reference_state
+from reference import (
+    PARAMETRISED,
+    X,
+    Y,
+    Z,
+    pauli_matrix,
+    random_hermitian,
+    random_unitary,
+    reference_expectation,
+    reference_state,
+    reference_unitary,
+)
 from test_circuit import add_operations, build, random_circuits
+from tyxonq.circuit.mps import mps_circuit as mps_circuit_module
 
 PAULI = {"X": X, "Y": Y, "Z": Z}
 
@@ -374,6 +386,128 @@ def test_gradient_of_the_truncated_simulation(backend_name):
             fd = (float(ansatz_energy(N, params + e, n=6, **options))
                   - float(ansatz_energy(N, params - e, n=6, **options))) / (2 * step)
             assert float(K.to_numpy(got)[j]) == pytest.approx(fd, abs=1e-6)
+
+
+def _traced_random_circuit(n, operations):
+    """The random circuit's angles as a parameter vector: ``(values, build(params))``, the MPS
+    with every angle ``params[i]`` (traced under ``tq.value_and_grad``), and the same operations
+    with numeric angles for the dense reference."""
+    values, shapes = [], []
+    for gate, _, params in operations:
+        angled = gate in PARAMETRISED or gate.startswith("exp:")
+        shapes.append(len(params) if angled else 0)
+        values += list(params) if angled else []
+
+    def operations_at(p):
+        placed, start = [], 0
+        for (gate, qubits, params), count in zip(operations, shapes):
+            placed.append((gate, qubits, tuple(p[start + j] for j in range(count)) if count else params))
+            start += count
+        return placed
+
+    return np.asarray(values, dtype=float), operations_at
+
+
+def _dense_energy(n, operations, strings, coefficients, inverted=False):
+    psi = reference_unitary(n, operations).conj().T[:, 0] if inverted else reference_state(n, operations)
+    return sum(c * np.vdot(psi, pauli_matrix(s) @ psi).real for s, c in zip(strings, coefficients))
+
+
+@settings(max_examples=30, deadline=None)
+@given(circuit=random_circuits(max_qubits=5, max_gates=10), seed=st.integers(0, 2 ** 16))
+def test_numpy_adjoint_gradients_match_the_dense_reference_and_parameter_shift(circuit, seed):
+    """NumPy's default gradient method through an MPS is the adjoint method (mps/adjoint.py):
+    every gate kind, any qubits, random Pauli sums, the circuit or its inverse (daggered
+    operations); against central differences of the dense state and against parameter shift
+    (both exact)."""
+    n, operations = circuit
+    values, operations_at = _traced_random_circuit(n, operations)
+    rng = np.random.default_rng(seed)
+    strings = ["".join(rng.choice(list("IXYZ"), n)) for _ in range(3)]
+    coefficients = rng.uniform(-1, 1, 3).tolist()
+    inverted = bool(seed % 2)
+
+    def energy(p):
+        if inverted:
+            mps = tq.MPSCircuit(n, cutoff=0.0)
+            mps.append(build(n, operations_at(p)).inverse())
+        else:
+            mps = build_mps(n, operations_at(p), cutoff=0.0)
+        return mps.pauli_expectations(strings, coefficients)
+
+    with tq.use_backend("numpy"):
+        value, gradient = tq.value_and_grad(energy)(values)
+        _, shifted = tq.value_and_grad(energy, method="parameter-shift")(values)
+        if n >= 2:  # a local Hermitian operator on two qubits (expectation's route)
+            pair = tuple(int(q) for q in rng.permutation(n)[:2])
+            matrix = random_hermitian(rng, 2)
+            local = lambda p: build_mps(n, operations_at(p), cutoff=0.0).expectation((matrix, pair))  # noqa: E731
+            _, by_adjoint = tq.value_and_grad(local)(values)
+            _, by_shift = tq.value_and_grad(local, method="parameter-shift")(values)
+            np.testing.assert_allclose(by_adjoint, by_shift, atol=1e-10)
+    expected = _dense_energy(n, operations, strings, coefficients, inverted)
+    assert float(value) == pytest.approx(expected, abs=1e-10)
+    np.testing.assert_allclose(gradient, shifted, atol=1e-10)
+    step = 1e-6
+    for j in range(len(values)):
+        e = np.zeros_like(values)
+        e[j] = step
+        fd = (_dense_energy(n, operations_at(values + e), strings, coefficients, inverted)
+              - _dense_energy(n, operations_at(values - e), strings, coefficients, inverted)) / (2 * step)
+        assert gradient[j] == pytest.approx(fd, abs=1e-7)
+
+
+def test_adjoint_path_and_its_fallback_for_a_truncated_simulation(monkeypatch):
+    """The adjoint method runs where nothing was truncated (its gradient and Hessian equal parameter
+    shift's); a truncating simulation's gradient is parameter shift's, as before."""
+    from tyxonq.circuit.mps import adjoint
+
+    params = np.random.default_rng(8).uniform(-1, 1, 24)
+    calls = []
+    original = adjoint.mps_adjoint
+
+    def counted(*args):
+        result = original(*args)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(mps_circuit_module, "mps_adjoint", counted)
+    with tq.use_backend("numpy") as K:
+        for options, adjoint_ran in (({"cutoff": 0.0}, True), ({"max_bond": 2, "cutoff": 0.0}, False)):
+            calls.clear()
+            energy = lambda p, options=options: ansatz_energy(K, p, n=6, **options)  # noqa: E731
+            _, gradient = tq.value_and_grad(energy)(params)
+            _, shifted = tq.value_and_grad(energy, method="parameter-shift")(params)
+            assert calls[0] is adjoint_ran
+            np.testing.assert_allclose(gradient, shifted, atol=1e-10)
+        calls.clear()
+        local = lambda p: tq.MPSCircuit(3).ry(0, p[0]).cx(0, 1).rx(2, p[1]).expectation_ps(z=[1], y=[2])  # noqa: E731
+        _, gradient = tq.value_and_grad(local)(params[:2])
+        assert calls == [True]
+        np.testing.assert_allclose(gradient, [-np.sin(params[0]) * -np.sin(params[1]),
+                                              np.cos(params[0]) * -np.cos(params[1])], atol=1e-12)
+        exact = lambda p: ansatz_energy(K, p, n=4, cutoff=0.0)  # noqa: E731
+        few = params[:14]
+        np.testing.assert_allclose(tq.hessian(exact)(few), tq.hessian(exact, method="parameter-shift")(few),
+                                   atol=1e-9)
+
+
+def test_pauli_sum_operator_is_compressed_and_exact():
+    from tyxonq.circuit.mps.adjoint import _times_mpo, overlap, pauli_sum_mpo
+
+    rng = np.random.default_rng(3)
+    n = 5
+    strings = ["".join(rng.choice(list("IXYZ"), n)) for _ in range(40)] + ["ZZIII", "IZZII"]
+    coefficients = rng.uniform(-1, 1, len(strings)).tolist()
+    K = tq.get_backend("numpy")
+    mpo = pauli_sum_mpo(K, strings, coefficients, n)
+    dense = sum(c * pauli_matrix(s) for s, c in zip(strings, coefficients))
+    assert max(site.shape[3] for site in mpo[:-1]) <= 16  # at most the operator-space rank
+    operations = brickwork(n, 3, seed=2)
+    state = build_mps(n, operations, cutoff=0.0).simulated_state("test", host=True)
+    psi = reference_state(n, operations)
+    applied = _times_mpo(K, mpo, state.sites)
+    np.testing.assert_allclose(overlap(K, state.sites, applied), np.vdot(psi, dense @ psi), atol=1e-12)
 
 
 def test_jit_compiles_the_mps_energy():

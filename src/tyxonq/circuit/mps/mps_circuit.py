@@ -23,10 +23,11 @@ from ...numerics.progress import takes_progress
 from ...numerics.protocol import ArrayBackend
 from ..contraction.host_route import host_twin_for
 from ..contraction.rehearsal import ContractionReport, route_report
-from ..differentiation.traced import parameter_shift_dual
+from ..differentiation.traced import parameter_shift_dual, traced_expectation
 from ..operations.gates import constant, gate_matrix
 from ..simulator import SimulatorBase, dynamic_route, format_samples, simulator_class, weighted_sum
 from . import measure
+from .adjoint import local_observable, mps_adjoint, pauli_sum_observable
 from .branches import MPSBranches
 from .sampling import perfect_samples
 from .schedule import apply_operations
@@ -323,12 +324,15 @@ class MPSCircuit(SimulatorBase):
     def _local_expectation(self, operators: tuple, matrices: list, groups: list, diagonal: list,
                            hermitian: bool, K: ArrayBackend) -> Any:
         """The sites from the first to the last qubit touched, between cached environments;
-        gradients: autograd on PyTorch and JAX, parameter shift through the MPS for
-        ``tq.value_and_grad`` on NumPy and cuPyNumeric."""
+        gradients: autograd on PyTorch and JAX, the adjoint method (or parameter shift: see
+        :meth:`_exact_gradient`) through the MPS for ``tq.value_and_grad`` on NumPy and
+        cuPyNumeric."""
         if self._is_traced():
             if not hermitian:
                 raise TracingError("exact gradients need a real objective: use hermitian=True")
-            return parameter_shift_dual(self, lambda c: c.expectation(*operators))
+            plain = all(K.is_array(m) for m in matrices)  # traced matrices: parameter shift
+            return self._exact_gradient(lambda c: c.expectation(*operators),
+                                        local_observable(matrices, groups) if plain else None)
         state = self.simulated_state("expectation()", host=all(K.host_readable(m) for m in matrices))
         if state.K is not K:  # on the host twin: the operators too, the value back
             matrices = [state.K.asarray(K.to_numpy(m)) for m in matrices]
@@ -338,15 +342,40 @@ class MPSCircuit(SimulatorBase):
     def _pauli_expectations(self, strings: list[str], coefficients: Any, method: str = "auto") -> Any:
         """Each string costs a sweep over the sites from its first to its last non-identity
         factor; the environments outside are made once and shared by every string. Gradients of
-        traced angles by parameter shift."""
+        traced angles (NumPy, cuPyNumeric) by the adjoint method through the MPS
+        (:mod:`~tyxonq.circuit.mps.adjoint`) where the forward simulation truncated nothing, else
+        (or with ``method="parameter-shift"``) by parameter shift."""
         if self._is_traced():
             if coefficients is None:
                 raise TracingError("parameter-shift gradients of several terms need their "
                                    "weights (coefficients=...)")
             if np.iscomplexobj(np.asarray(coefficients)):
                 raise TracingError("exact gradients need a real objective: real coefficients")
-            return parameter_shift_dual(self, lambda c: c.pauli_expectations(strings, coefficients))
+            weights = _plain_weights(coefficients)
+            return self._exact_gradient(lambda c: c.pauli_expectations(strings, coefficients),
+                                        None if weights is None else pauli_sum_observable(strings, weights))
         return self._untraced_pauli_expectations(strings, coefficients, method)
+
+    def _exact_gradient(self, evaluate: Any, observable: Any) -> Any:
+        """A real expectation with traced angles (NumPy, cuPyNumeric) as a Dual: by the adjoint
+        method through the MPS (:mod:`~tyxonq.circuit.mps.adjoint`; ``observable(state)`` is
+        ``O|state>``) where the forward simulation truncated nothing, else (a truncating
+        simulation, a dynamic circuit, a batch, traced coefficients, or
+        ``method="parameter-shift"``) by parameter shift; ``evaluate(plain_circuit)`` is the
+        value of a circuit without traced angles."""
+        if observable is None or self.is_dynamic() or self._lanes() is not None:
+            return parameter_shift_dual(self, evaluate)
+
+        def adjoint(K: ArrayBackend, plain: Any, wanted: dict, slot_count: int) -> tuple:
+            found = mps_adjoint(plain, observable, wanted, slot_count)
+            if found is None:
+                raise _Truncated
+            return found
+
+        try:
+            return traced_expectation(self, evaluate, None, sweep=adjoint)
+        except _Truncated:  # the truncated simulation's derivative: parameter shift
+            return parameter_shift_dual(self, evaluate)
 
     @dynamic_route(answer="pauli_expectations")
     def _untraced_pauli_expectations(self, strings: list[str], coefficients: Any,
@@ -408,6 +437,19 @@ class MPSCircuit(SimulatorBase):
             return self._dynamic_results().samples(shots, seed, format, confusions, final)
         bits = perfect_samples(self.simulated_state("sample()", host=True), shots, random_generator(seed))
         return format_samples(get_backend(), self._num_qubits, format, confusions, seed, bits=bits)
+
+
+class _Truncated(Exception):
+    """The forward simulation truncated: the adjoint method's gradient is not the truncated
+    simulation's."""
+
+
+def _plain_weights(coefficients: Any) -> list[float] | None:
+    """The coefficients as floats, or ``None`` where they are traced themselves."""
+    try:
+        return np.asarray(coefficients, dtype=float).reshape(-1).tolist()
+    except (TypeError, ValueError):
+        return None
 
 
 def _host(K: ArrayBackend, value: Any) -> Any:
