@@ -1,0 +1,239 @@
+"""The measured floors behind the goals `benchmarks/` still misses (issue 47): each section times
+what a row cannot go below with the method it uses, on this machine, in one process.
+
+    PYTHONPATH=src python benchmarks/floors.py [--sections xla_products jax_states first_states
+        light_cone_plans per_call] [--output benchmarks/results/floors.json]
+
+Sections:
+
+- ``xla_products``: one complex128 matrix product compiled by XLA (``jax.jit``, CPU) against
+  NumPy's (OpenBLAS) at the shapes a 20- to 22-qubit contraction multiplies: the compiled
+  contraction of a state cannot run faster than its products.
+- ``jax_states``: the ``statevector`` row's state of 16, 20, 22 qubits three ways, interleaved:
+  NumPy's eager call; under ``jax.jit``, the compiled contraction; and the host route (the state
+  computed by NumPy inside the program and copied in): the JAX row's best is the faster of the two.
+- ``first_states``: a first call of the 20/22-qubit state in a fresh process, in parts: planning
+  alone (``tq.rehearse``: path search), the first contraction with the plan made, a steady call.
+- ``light_cone_plans``: the first call of the QAOA p3 energy (100 qubits, 150 terms) in parts:
+  light cones, canonical forms, plans (simplification, min-fill elimination, compiling the
+  steps), per distinct light cone.
+- ``per_call``: the 8-qubit TFIM energy and gradient on NumPy (``energy_gradient`` 8): the call
+  against building its circuit alone (108 gates, Python per gate).
+
+Writes ``.json`` and ``.txt`` (one line per measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+SECTIONS = ("xla_products", "jax_states", "first_states", "light_cone_plans", "per_call")
+
+
+def best(call: Callable[[], Any], repeat: int = 5) -> float:
+    """The fastest of ``repeat`` calls after one warm-up, in seconds."""
+    call()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def xla_products() -> list[dict]:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(0)
+    rows = []
+    product = jax.jit(lambda a, b: a @ b)
+    for m, k, n in ((2 ** 18, 16, 16), (2 ** 16, 64, 64), (4096, 256, 1024), (1024, 1024, 1024)):
+        a = rng.normal(size=(m, k)) + 1j * rng.normal(size=(m, k))
+        b = rng.normal(size=(k, n)) + 1j * rng.normal(size=(k, n))
+        ja, jb = jax.numpy.asarray(a), jax.numpy.asarray(b)
+        numpy_s = best(lambda a=a, b=b: a @ b)
+        xla_s = best(lambda ja=ja, jb=jb: product(ja, jb).block_until_ready())
+        rows.append({"section": "xla_products", "what": f"({m} x {k}) @ ({k} x {n}) complex128",
+                     "numpy_s": numpy_s, "xla_s": xla_s, "ratio": xla_s / numpy_s})
+    return rows
+
+
+def jax_states() -> list[dict]:
+    return [_jax_state_row(n) for n in (16, 20, 22)]
+
+
+def _jax_state_row(n: int) -> dict:
+    import jax
+    from specs import make_spec
+
+    import tyxonq as tq
+    from tyxonq.circuit import host_state
+
+    spec = make_spec("statevector", n)
+
+    def state(angles: Any, method: str = "auto") -> Any:
+        return tq.templates.rotation_ladder(n, angles, spec.layers).state(method=method)
+
+    with tq.use_backend("numpy"):
+        fixed = tq.templates.rotation_ladder(n, spec.params, spec.layers)
+        fixed.state()
+    chosen = host_state._host_chosen
+    with tq.use_backend("jax") as K:
+        angles = K.asarray(spec.params)
+        contraction = jax.jit(lambda a: state(a, "contraction"))
+        contraction(angles).block_until_ready()
+        host_state._host_chosen = lambda *args: True  # noqa: E731 (this row's pin: the host route)
+        try:
+            host = jax.jit(state)
+            host(angles).block_until_ready()
+        finally:
+            host_state._host_chosen = chosen
+    times: dict[str, list[float]] = {"numpy": [], "jax_contraction": [], "jax_host": []}
+    for _ in range(2):  # interleaved
+        with tq.use_backend("numpy"):
+            times["numpy"].append(best(fixed.state, 3))
+        times["jax_contraction"].append(best(lambda: contraction(angles).block_until_ready(), 3))
+        times["jax_host"].append(best(lambda: host(angles).block_until_ready(), 3))
+    row = {"section": "jax_states", "what": f"statevector {n} qubits",
+           **{f"{name}_s": min(values) for name, values in times.items()}}
+    row["jax_best_over_numpy"] = min(row["jax_contraction_s"], row["jax_host_s"]) / row["numpy_s"]
+    return row
+
+
+_FIRST_STATE = """
+import json, sys, time
+sys.path.insert(0, {here!r})
+start = time.perf_counter()
+import tyxonq as tq
+from specs import make_spec
+imported = time.perf_counter() - start
+tq.set_backend("numpy")
+n = {n}
+spec = make_spec("statevector", n)
+circuit = tq.templates.rotation_ladder(n, spec.params, spec.layers)
+start = time.perf_counter(); tq.rehearse(circuit.state); planning = time.perf_counter() - start
+start = time.perf_counter(); circuit.state(); first = time.perf_counter() - start
+times = []
+for _ in range(3):
+    start = time.perf_counter(); circuit.state(); times.append(time.perf_counter() - start)
+steady = min(times)
+print(json.dumps(dict(import_s=imported, planning_s=planning, first_contraction_s=first, steady_s=steady)))
+"""
+
+
+def first_states() -> list[dict]:
+    rows = []
+    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")  # no plans from disk: a first process
+    for n in (20, 22):
+        done = subprocess.run([sys.executable, "-c", _FIRST_STATE.format(here=str(HERE), n=n)], env=env,
+                              capture_output=True, text=True, check=True)
+        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append({"section": "first_states", "what": f"statevector {n} qubits, first process", **parts,
+                     "first_over_steady_s": parts["planning_s"] + parts["first_contraction_s"]
+                     - parts["steady_s"]})
+    return rows
+
+
+def light_cone_plans() -> list[dict]:
+    import tyxonq_engine
+    from specs import make_spec
+
+    import tyxonq as tq
+    from tyxonq.circuit.contraction import network, plan
+
+    spent: dict[str, float] = {}
+    counts: dict[str, int] = {}
+
+    def timed(module: Any, name: str, label: str) -> None:
+        original = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+                counts[label] = counts.get(label, 0) + 1
+
+        setattr(module, name, wrapper)
+
+    timed(network, "light_cone", "light cones")
+    timed(plan, "network_form", "canonical forms")
+    timed(plan, "rank_simplify", "plans: rank simplification")
+    timed(plan, "compile_path", "plans: compiling the steps")
+    from tyxonq.circuit.contraction import paths
+    timed(paths, "elimination_path", "plans: min-fill elimination")
+    timed(plan, "_build_plan", "plans (all)")
+    tq.set_backend("numpy")
+    spec = make_spec("qaoa_energy_p3", 100)
+    run, _ = tyxonq_engine.build(spec, "numpy")
+    start = time.perf_counter()
+    run()
+    first = time.perf_counter() - start
+    steady = best(run, 3)
+    distinct = counts.get("plans (all)", 0)
+    rows = [{"section": "light_cone_plans", "what": "qaoa_energy_p3 100: first call", "first_s": first,
+             "steady_s": steady, "terms": 150, "distinct_plans": distinct}]
+    for label, seconds in spent.items():
+        rows.append({"section": "light_cone_plans", "what": label, "seconds": seconds, "calls": counts[label],
+                     "per_distinct_plan_s": seconds / max(distinct, 1)})
+    return rows
+
+
+def per_call() -> list[dict]:
+    import tyxonq_engine
+    from specs import ANSATZ_ROTATIONS, make_spec
+
+    import tyxonq as tq
+
+    tq.set_backend("numpy")
+    spec = make_spec("energy_gradient", 8)
+    run, _ = tyxonq_engine.build(spec, "numpy")
+    call = best(run, 20)
+    build = best(lambda: tq.templates.hardware_efficient(spec.n, spec.params, spec.layers,
+                                                         ANSATZ_ROTATIONS), 20)
+    return [{"section": "per_call", "what": "energy_gradient 8 (NumPy, adjoint)", "call_s": call,
+             "building_the_circuit_s": build, "gates": len(spec.gates)}]
+
+
+def _line(row: dict) -> str:
+    def shown(key: str, value: Any) -> str:
+        if key.endswith("_s"):
+            return f"{key[:-2]}={value * 1e3:.2f} ms" if value < 1 else f"{key[:-2]}={value:.2f} s"
+        return f"{key}={value:.2f}" if isinstance(value, float) else f"{key}={value}"
+
+    fields = ", ".join(shown(key, value) for key, value in row.items() if key not in ("section", "what"))
+    return f"{row['section']:<18} {row['what']:<44} {fields}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", nargs="+", default=list(SECTIONS), choices=SECTIONS)
+    parser.add_argument("--output", default=str(HERE / "results" / "floors.json"))
+    args = parser.parse_args(argv)
+    rows: list[dict] = []
+    for section in args.sections:
+        found = globals()[section]()
+        for row in found:
+            print(_line(row), flush=True)
+        rows += found
+    output = pathlib.Path(args.output)
+    output.write_text(json.dumps({"machine": f"{os.cpu_count()} cores", "rows": rows}, indent=1) + "\n")
+    output.with_suffix(".txt").write_text("\n".join(_line(row) for row in rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
