@@ -203,3 +203,47 @@ def test_a_search_without_cotengra_keeps_its_greedy_trials(monkeypatch):
     inputs, output, sizes = ladder_network(8, 4)
     path = paths.cotengra_path(inputs, output, sizes, repeats=8)  # rate None: partitions wanted
     assert paths.path_cost(inputs, output, sizes, path) < math.inf and len(path) == len(inputs) - 1
+
+
+@st.composite
+def small_networks(draw):
+    """Up to 12 tensors on up to 14 legs of sizes 2 or 4 (each leg on 1-3 tensors), some open."""
+    tensors = [set() for _ in range(draw(st.integers(1, 12)))]
+    sizes = {}
+    for leg in range(draw(st.integers(1, 14))):
+        holders = draw(st.lists(st.integers(0, len(tensors) - 1), min_size=1, max_size=3, unique=True))
+        for t in holders:
+            tensors[t].add(f"l{leg}")
+        sizes[f"l{leg}"] = draw(st.sampled_from([2, 2, 4]))
+    held = sorted(set().union(*tensors))
+    output = set(draw(st.lists(st.sampled_from(held), unique=True, max_size=3))) if held else set()
+    return tensors, output, sizes
+
+
+@settings(max_examples=300, deadline=None)
+@given(network=small_networks())
+def test_rank_simplification_never_grows_and_leaves_no_pair_to_merge(network):
+    """Each step's result is no larger than its larger input; the inputs left are what replaying
+    the steps gives; no two tensors sharing a leg are left whose merge would not grow."""
+    from tyxonq.circuit.contraction.simplify import rank_simplify
+
+    tensors, output, sizes = network
+    inputs = [set(t) for t in tensors]
+    steps = rank_simplify(inputs, output, sizes)
+    size = lambda legs: math.prod(sizes[leg] for leg in legs)  # noqa: E731
+    replay = [set(t) for t in tensors]
+    for step in steps:
+        terms = [replay[i] for i in step]
+        for i in sorted(step, reverse=True):
+            replay.pop(i)
+        union = set().union(*terms)
+        merged = {leg for leg in union if leg in output or any(leg in other for other in replay)}
+        if all(terms):  # a scalar joins its smallest neighbour: that never grows either
+            assert size(merged) <= max(size(term) for term in terms)
+        replay.append(merged)
+    assert replay == inputs
+    for a, b in itertools.combinations(range(len(inputs)), 2):
+        if inputs[a] & inputs[b]:
+            rest = [t for k, t in enumerate(inputs) if k not in (a, b)]
+            merged = {leg for leg in inputs[a] | inputs[b] if leg in output or any(leg in t for t in rest)}
+            assert size(merged) > max(size(inputs[a]), size(inputs[b]))

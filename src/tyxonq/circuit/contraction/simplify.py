@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 __all__ = ["rank_simplify", "ssa_to_linear"]
 
@@ -64,32 +64,47 @@ def rank_simplify(inputs: list[set], output: set, size_dict: dict) -> list[tuple
     def size(term: frozenset) -> int:
         return math.prod(size_dict[leg] for leg in term)
 
+    sizes = {i: size(term) for i, term in legs.items()}
+
     def merged(a: int, b: int) -> frozenset:
+        """The legs of ``a`` and ``b`` contracted: those in the output or held by another tensor."""
         union = legs[a] | legs[b]
         return frozenset(leg for leg in union
-                         if leg in keep or len(holders[leg] - {a, b}) > 0)
+                         if leg in keep or len(held := holders[leg]) > (a in held) + (b in held))
 
-    def candidates(i: int) -> list[tuple[int, int, int, int]]:
+    def merged_size(a: int, b: int) -> int:
+        """The size of :func:`merged` ``(a, b)``, without building it."""
+        result = 1
+        for leg in legs[a] | legs[b]:
+            if leg in keep or len(held := holders[leg]) > (a in held) + (b in held):
+                result *= size_dict[leg]
+        return result
+
+    def candidates(i: int, above: int = -1) -> list[tuple[int, int, int, int]]:
+        """The pairs of ``i`` and a neighbour (numbered above ``above``) worth merging."""
         found = []
         for j in set().union(*(holders[leg] for leg in legs[i])) - {i}:
-            result = size(merged(i, j))
-            if result <= max(size(legs[i]), size(legs[j])):
+            if j <= above:
+                continue
+            result = merged_size(i, j)
+            if result <= max(sizes[i], sizes[j]):
                 found.append((result, min(i, j), max(i, j), 0))
         return found
 
-    heap = [c for i in legs for c in candidates(i)]
+    heap = [c for i in legs for c in candidates(i, above=i)]  # each pair once
     heapq.heapify(heap)
     while heap:
         _, a, b, _ = heapq.heappop(heap)
         if a not in legs or b not in legs:
             continue
         result = merged(a, b)
-        if size(result) > max(size(legs[a]), size(legs[b])):
+        result_size = size(result)
+        if result_size > max(sizes[a], sizes[b]):
             continue  # stale: a neighbour changed since this pair was queued
         for i in (a, b):
             for leg in legs.pop(i):
                 holders[leg].discard(i)
-        legs[next_id] = result
+        legs[next_id], sizes[next_id] = result, result_size
         for leg in result:
             holders[leg].add(next_id)
         ssa.append((a, b))
@@ -100,17 +115,21 @@ def rank_simplify(inputs: list[set], output: set, size_dict: dict) -> list[tuple
         scalar = next((i for i, term in legs.items() if not term), None)
         if scalar is None:
             break
-        smallest = min((j for j in legs if j != scalar), key=lambda j: (size(legs[j]), j))
+        smallest = min((j for j in legs if j != scalar), key=lambda j: (sizes[j], j))
         legs[next_id] = legs.pop(smallest)
+        sizes[next_id] = sizes[smallest]
         legs.pop(scalar)
         ssa.append((scalar, smallest))
         next_id += 1
     linear = ssa_to_linear(ssa, len(inputs))
+    counts = Counter(leg for term in inputs for leg in term)  # holders among the current inputs
     for step in linear:
         terms = [inputs[i] for i in step]
         for i in sorted(step, reverse=True):
             inputs.pop(i)
-        union = set().union(*terms)
-        inputs.append({leg for leg in union
-                       if leg in keep or any(leg in other for other in inputs)})
+        for term in terms:
+            counts.subtract(term)
+        result = {leg for leg in set().union(*terms) if leg in keep or counts[leg] > 0}
+        counts.update(result)
+        inputs.append(result)
     return linear
