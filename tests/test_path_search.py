@@ -143,7 +143,9 @@ def test_min_fill_elimination_on_bit_masks_is_the_set_based_one(network, seed):
     inputs, output, sizes = network
     for generator in (None, random.Random(seed)):
         replay = None if generator is None else random.Random(seed)
-        path, cost = elimination._one_elimination(inputs, output, sizes, generator)
+        start = elimination._Start(inputs, output, sizes)
+        path, cost = elimination._one_elimination(start, generator)
+        assert elimination._one_elimination(start, None) == elimination._one_elimination(start, None)
         expected_path, expected_cost = reference_elimination(inputs, output, sizes, replay)
         assert path == expected_path and cost == pytest.approx(expected_cost, rel=1e-12)
 

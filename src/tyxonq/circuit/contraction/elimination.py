@@ -63,27 +63,40 @@ def elimination_path(inputs: Sequence[set], output: set, size_dict: dict, trials
     """
     best, best_cost = None, math.inf
     generator = random.Random(seed)
+    start = _Start(inputs, output, size_dict)
     for trial in range(trials):
-        path, cost = _one_elimination(inputs, output, size_dict, generator if trial else None)
+        path, cost = _one_elimination(start, generator if trial else None)
         if cost < best_cost:
             best, best_cost = path, cost
     return best or []
 
 
-def _one_elimination(inputs: Sequence[set], output: set, size_dict: dict,
-                     generator: random.Random | None) -> tuple[list[tuple[int, ...]], float]:
-    masks = LegMasks(inputs, output, size_dict)  # leg i is bit i, legs in sorted (str) order
-    keep, size, counts = masks.output, masks.size, masks.counts
-    legs = dict(enumerate(masks.masks))
-    holders: dict[int, set[int]] = {}
-    adjacency = [0] * len(counts)
-    for i, term in legs.items():
-        for leg in _bits(term):
-            holders.setdefault(leg, set()).add(i)
-            adjacency[leg] |= term & ~(1 << leg)
-    held_once, held_twice = masks.held_by(1), masks.held_by(2)  # summed when one / both operands hold them
-    scores = {leg: (_fill(adjacency, leg), adjacency[leg].bit_count())
-              for leg in holders if not keep >> leg & 1}
+class _Start:
+    """What every trial starts from (the leg graph and its fill scores), made once."""
+
+    def __init__(self, inputs: Sequence[set], output: set, size_dict: dict) -> None:
+        self.count = len(inputs)
+        masks = LegMasks(inputs, output, size_dict)  # leg i is bit i, legs in sorted (str) order
+        self.keep, self.size, self.counts = masks.output, masks.size, list(masks.counts)
+        self.legs = dict(enumerate(masks.masks))
+        self.holders: dict[int, set[int]] = {}
+        self.adjacency = [0] * len(self.counts)
+        for i, term in self.legs.items():
+            for leg in _bits(term):
+                self.holders.setdefault(leg, set()).add(i)
+                self.adjacency[leg] |= term & ~(1 << leg)
+        self.held_once, self.held_twice = masks.held_by(1), masks.held_by(2)
+        self.scores = {leg: (_fill(self.adjacency, leg), self.adjacency[leg].bit_count())
+                       for leg in self.holders if not self.keep >> leg & 1}
+
+
+def _one_elimination(start: _Start, generator: random.Random | None) -> tuple[list[tuple[int, ...]], float]:
+    keep, size, counts = start.keep, start.size, list(start.counts)
+    legs = dict(start.legs)
+    holders = {leg: set(tensors) for leg, tensors in start.holders.items()}
+    adjacency = list(start.adjacency)
+    held_once, held_twice = start.held_once, start.held_twice  # summed when one / both operands hold them
+    scores = dict(start.scores)
     next_id, ssa, cost = len(legs), [], 0.0
 
     def surviving(a: int, b: int) -> int:
@@ -133,4 +146,4 @@ def _one_elimination(inputs: Sequence[set], output: set, size_dict: dict,
     remaining = sorted(legs)
     while len(remaining) > 1:  # what is left shares no summed leg: outer products, or the output
         remaining.append(contract(remaining.pop(0), remaining.pop(0)))
-    return ssa_to_linear(ssa, len(inputs)), cost
+    return ssa_to_linear(ssa, start.count), cost
