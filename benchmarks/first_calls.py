@@ -2,6 +2,7 @@
 
     python benchmarks/first_calls.py [--engines tyxonq-numpy tyxonq-pytorch] [--workloads ...]
                                      [--repeat 3] [--output benchmarks/results/first_calls.json]
+                                     [--reference-dir DIR]
 
 Runs :mod:`run` twice per engine with ``TYXONQ_PERSISTENT_CACHE`` pointing at a fresh temporary
 directory of that engine's own: the first run's warm-up is a first call in a first process
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--output", default=str(HERE / "results" / "first_calls.json"))
+    parser.add_argument("--reference-dir", default=None,
+                        help="keep the dense references here and reuse them (default: computed per run)")
     args = parser.parse_args(argv)
     output = pathlib.Path(args.output)
     runs: list[list[dict]] = [[], []]
@@ -43,8 +46,10 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["TYXONQ_PERSISTENT_CACHE"] = cache  # inherited by every engine process
             for index, name in enumerate(("first", "second")):
                 target = output.with_name(f"{output.stem}_{name}.json")
+                references = ["--reference-dir", args.reference_dir] if args.reference_dir else []
                 run.main(["--engines", engine, "--workloads", *args.workloads, "--repeat",
-                          str(args.repeat), "--timeout", str(args.timeout), "--output", str(target)])
+                          str(args.repeat), "--timeout", str(args.timeout), "--output", str(target),
+                          *references])
                 runs[index] += json.loads(target.read_text())["results"]
                 target.unlink()
                 target.with_suffix(".txt").unlink()
