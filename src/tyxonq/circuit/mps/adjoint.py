@@ -195,8 +195,7 @@ def pauli_sum_mpo(K: ArrayBackend, strings: Sequence[str], coefficients: Sequenc
     for start in range(0, len(strings), TERMS_PER_CHUNK):
         chunk = _terms_mpo(K, strings[start: start + TERMS_PER_CHUNK],
                            coefficients[start: start + TERMS_PER_CHUNK], num_sites)
-        total = chunk if total is None else _compressed(K, _added(K, total, chunk))
-        total = _compressed(K, total)
+        total = _compressed(K, chunk if total is None else _added(K, total, chunk))
     return total if total is not None else _terms_mpo(K, ["I" * num_sites], [0.0], num_sites)
 
 
