@@ -193,8 +193,8 @@ class MPSCircuit(SimulatorBase):
         if self._is_traced():
             raise TracingError(
                 f"{what} of an MPSCircuit with traced angles: exact gradients without autograd "
-                "(parameter shift) differentiate expectation values only; use the pytorch or jax "
-                "backend (autograd) or method='finite-difference'"
+                "(method='adjoint' or 'parameter-shift') differentiate expectation values only; use "
+                "the pytorch or jax backend (autograd) or method='finite-difference'"
             )
         K = get_backend()
         operations = self._operations
