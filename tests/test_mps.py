@@ -493,7 +493,8 @@ def test_adjoint_path_and_its_fallback_for_a_truncated_simulation(monkeypatch):
 
 
 def test_pauli_sum_operator_is_compressed_and_exact():
-    from tyxonq.circuit.mps.adjoint import _times_mpo, overlap, pauli_sum_mpo
+    from tyxonq.circuit.mps.adjoint import _times_mpo, _Transition, pauli_sum_mpo
+    from tyxonq.circuit.mps.state import MPSState
 
     rng = np.random.default_rng(3)
     n = 5
@@ -507,7 +508,8 @@ def test_pauli_sum_operator_is_compressed_and_exact():
     state = build_mps(n, operations, cutoff=0.0).simulated_state("test", host=True)
     psi = reference_state(n, operations)
     applied = _times_mpo(K, mpo, state.sites)
-    np.testing.assert_allclose(overlap(K, state.sites, applied), np.vdot(psi, dense @ psi), atol=1e-12)
+    overlap = _Transition(K, state, MPSState(K, applied, 0, state.truncation)).with_ket(applied)
+    np.testing.assert_allclose(overlap, np.vdot(psi, dense @ psi), atol=1e-12)
 
 
 def test_jit_compiles_the_mps_energy():

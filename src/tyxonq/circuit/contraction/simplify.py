@@ -66,19 +66,17 @@ def rank_simplify(inputs: list[set], output: set, size_dict: dict) -> list[tuple
 
     sizes = {i: size(term) for i, term in legs.items()}
 
+    def survives(leg: str, a: int, b: int) -> bool:
+        """Whether ``leg`` stays open when ``a`` and ``b`` are contracted: it is an output leg or
+        another tensor holds it."""
+        return leg in keep or len(held := holders[leg]) > (a in held) + (b in held)
+
     def merged(a: int, b: int) -> frozenset:
-        """The legs of ``a`` and ``b`` contracted: those in the output or held by another tensor."""
-        union = legs[a] | legs[b]
-        return frozenset(leg for leg in union
-                         if leg in keep or len(held := holders[leg]) > (a in held) + (b in held))
+        return frozenset(leg for leg in legs[a] | legs[b] if survives(leg, a, b))
 
     def merged_size(a: int, b: int) -> int:
         """The size of :func:`merged` ``(a, b)``, without building it."""
-        result = 1
-        for leg in legs[a] | legs[b]:
-            if leg in keep or len(held := holders[leg]) > (a in held) + (b in held):
-                result *= size_dict[leg]
-        return result
+        return math.prod(size_dict[leg] for leg in legs[a] | legs[b] if survives(leg, a, b))
 
     def candidates(i: int, above: int = -1) -> list[tuple[int, int, int, int]]:
         """The pairs of ``i`` and a neighbour (numbered above ``above``) worth merging."""

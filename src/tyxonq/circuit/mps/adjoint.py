@@ -30,9 +30,9 @@ import numpy as np
 
 from ...numerics.protocol import ArrayBackend
 from ..operations.gates import constant, gate_derivative, gate_matrix
-from .state import MPSState, rounding_level, truncation_of
+from .state import MPSState, _site_times, _times_site, truncation_of
 
-__all__ = ["mps_adjoint", "pauli_sum_observable", "local_observable", "pauli_sum_mpo", "overlap"]
+__all__ = ["mps_adjoint", "pauli_sum_observable", "local_observable", "pauli_sum_mpo"]
 
 #: Terms summed into the operator before each compression (the uncompressed bond is this wide).
 TERMS_PER_CHUNK = 32
@@ -62,14 +62,14 @@ def mps_adjoint(plain: Any, observable: Callable[[MPSState], MPSState],
     exact = truncation_of(K, None, 0.0)
     phi = MPSState(K, forward.sites, forward.centre, exact)
     lam = observable(phi)
-    value = float(np.real(overlap(K, phi.sites, lam.sites)))
+    transition = _Transition(K, lam, phi)
+    value = float(np.real(transition.with_ket(phi.sites)))  # <O psi|psi>: its environments are kept
     gradient = np.zeros(slot_count)
     operations = list(plain.operations)
     first = min(wanted) if wanted else len(operations)
-    transition = _Transition(K, lam, phi)
     for k in range(len(operations) - 1, first - 1, -1):
         op = operations[k]
-        undo = K.conj(K.transpose(gate_matrix(K, op.gate, op.params, op.dagger)))
+        undo = gate_matrix(K, op.gate, op.params, not op.dagger)
         phi.apply(undo, op.qubits)
         for slot, index in wanted.get(k, ()):
             moved = MPSState(K, phi.sites, phi.centre, exact)
@@ -115,10 +115,9 @@ class _Transition:
 
     def __init__(self, K: ArrayBackend, bra: MPSState, ket: MPSState) -> None:
         self.K, self.bra, self.ket = K, bra, ket
-        self.n = len(ket.sites)
         one = K.ones((1, 1), K.dtype)
         self.left: dict[int, Any] = {0: one}  # left[i]: sites before i contracted, (bra bond, ket bond)
-        self.right: dict[int, Any] = {self.n: one}  # right[i]: sites from i on
+        self.right: dict[int, Any] = {len(ket.sites): one}  # right[i]: sites from i on
         self.seen = (list(bra.sites), list(ket.sites))
 
     def with_ket(self, sites: Sequence[Any]) -> Any:
@@ -199,23 +198,6 @@ def pauli_sum_mpo(K: ArrayBackend, strings: Sequence[str], coefficients: Sequenc
     return total if total is not None else _terms_mpo(K, ["I" * num_sites], [0.0], num_sites)
 
 
-def overlap(K: ArrayBackend, bra: Sequence[Any], ket: Sequence[Any]) -> Any:
-    """``<bra|ket>`` of two matrix-product states given by their sites ``(left, 2, right)``.
-
-    Examples
-    --------
-    >>> import tyxonq as tq
-    >>> K = tq.get_backend("numpy")
-    >>> plus = [np.full((1, 2, 1), 2 ** -0.5, dtype=complex)]
-    >>> round(float(np.real(overlap(K, plus, plus))), 12)
-    1.0
-    """
-    environment = K.ones((1, 1), K.dtype)
-    for a, b in zip(bra, ket):
-        environment = _left_step(K, environment, a, b)
-    return K.reshape(environment, ())
-
-
 def _terms_mpo(K: ArrayBackend, strings: Sequence[str], coefficients: Sequence[float],
                num_sites: int) -> list[Any]:
     """The terms side by side: bond ``len(strings)``, the coefficients on the first site."""
@@ -261,22 +243,9 @@ def _added(K: ArrayBackend, first: list[Any], second: list[Any]) -> list[Any]:
 
 
 def _compressed(K: ArrayBackend, sites: list[Any]) -> list[Any]:
-    """The operator at its rank: QR from the left, then SVDs from the right that drop only
-    singular values at rounding level."""
-    sites = list(sites)
-    n = len(sites)
-    for i in range(n - 1):
-        left, _, _, right = K.shape(sites[i])
-        q, r = K.qr(K.reshape(sites[i], (left * 4, right)))
-        sites[i] = K.reshape(q, (left, 2, 2, K.shape(q)[1]))
-        sites[i + 1] = K.einsum("ab,bstc->astc", r, sites[i + 1])
-    rank = _rounding_rank(K)
-    for i in range(n - 1, 0, -1):
-        left, _, _, right = K.shape(sites[i])
-        u, w, _ = K.svd_split(K.transpose(K.reshape(sites[i], (left, 4 * right))), rank)
-        sites[i] = K.reshape(K.transpose(u), (K.shape(u)[1], 2, 2, right))
-        sites[i - 1] = K.einsum("astb,bc->astc", sites[i - 1], K.transpose(w))
-    return sites
+    """The operator at its rank (:func:`_at_rank` on its sites as ``(left, 4, right)``)."""
+    flat = _at_rank(K, [K.reshape(site, (K.shape(site)[0], 4, K.shape(site)[3])) for site in sites])
+    return [K.reshape(site, (K.shape(site)[0], 2, 2, K.shape(site)[2])) for site in flat]
 
 
 def _times_mpo(K: ArrayBackend, mpo: Sequence[Any], sites: Sequence[Any]) -> list[Any]:
@@ -290,33 +259,25 @@ def _times_mpo(K: ArrayBackend, mpo: Sequence[Any], sites: Sequence[Any]) -> lis
 
 
 def _canonical(K: ArrayBackend, sites: list[Any]) -> MPSState:
-    """A state brought into canonical form (centre on the first site) at its rank: QR from the
-    left, then SVDs from the right that drop only singular values at rounding level; never
-    renormalised (``H psi`` has the norm it has)."""
+    """A state in canonical form (centre on the first site) at its rank, never renormalised
+    (``O psi`` has the norm it has)."""
+    return MPSState(K, _at_rank(K, sites), 0, truncation_of(K, None, 0.0))
+
+
+def _at_rank(K: ArrayBackend, sites: list[Any]) -> list[Any]:
+    """Sites ``(left, d, right)`` of a chain brought to its rank: QR from the left, then SVDs from
+    the right that drop only singular values at rounding level (an exact truncation's rule), the
+    centre left on the first site."""
     sites = list(sites)
-    n = len(sites)
-    for i in range(n - 1):
-        left, _, right = K.shape(sites[i])
-        q, r = K.qr(K.reshape(sites[i], (left * 2, right)))
-        sites[i] = K.reshape(q, (left, 2, K.shape(q)[1]))
-        sites[i + 1] = K.einsum("ab,bsc->asc", r, sites[i + 1])
-    rank = _rounding_rank(K)
-    for i in range(n - 1, 0, -1):
-        left, _, right = K.shape(sites[i])
-        u, w, _ = K.svd_split(K.transpose(K.reshape(sites[i], (left, 2 * right))), rank)
-        sites[i] = K.reshape(K.transpose(u), (K.shape(u)[1], 2, right))
-        sites[i - 1] = K.einsum("asb,bc->asc", sites[i - 1], K.transpose(w))
-    return MPSState(K, sites, 0, truncation_of(K, None, 0.0))
-
-
-def _rounding_rank(K: ArrayBackend):
-    """A rank rule keeping the singular values above rounding noise (at least one)."""
-    noise = rounding_level(K)
-
-    def rank(values: Any, k: int) -> int:
-        if values is None:
-            return k
-        values = np.asarray(values, dtype=float)
-        return max(1, int(np.count_nonzero(values > values[0] * noise * k)))
-
-    return rank
+    for i in range(len(sites) - 1):
+        left, size, right = K.shape(sites[i])
+        q, r = K.qr(K.reshape(sites[i], (left * size, right)))
+        sites[i] = K.reshape(q, (left, size, K.shape(q)[1]))
+        sites[i + 1] = _times_site(K, r, sites[i + 1])
+    rank = truncation_of(K, None, 0.0).rank
+    for i in range(len(sites) - 1, 0, -1):
+        left, size, right = K.shape(sites[i])
+        u, w, _ = K.svd_split(K.transpose(K.reshape(sites[i], (left, size * right))), rank)
+        sites[i] = K.reshape(K.transpose(u), (K.shape(u)[1], size, right))
+        sites[i - 1] = _site_times(K, sites[i - 1], K.transpose(w))
+    return sites
