@@ -4,7 +4,8 @@ The objective (a hardware-efficient ansatz on a Heisenberg chain) is written onc
 `tq.value_and_grad(objective, method=...)` differentiates it by gate-by-gate autograd (PyTorch),
 the adjoint method (on NumPy by traced parameters; on PyTorch inside autograd, each energy one
 node whose backward pass is the adjoint sweep), the parameter-shift rule, and central finite
-differences.
+differences; then the same energy simulated as a matrix-product state (`tq.MPSCircuit`), whose
+NumPy gradient is the adjoint method through the MPS (and parameter shift on request).
 
 Run:  python examples-ng/gradient_methods.py [--quick] [--sites 8] [--layers 4]
 """
@@ -34,19 +35,25 @@ def main(argv: list[str] | None = None) -> int:
         circuit = tq.templates.hardware_efficient(sites, params, layers, rotations)
         return circuit.expectation(hamiltonian)
 
+    def mps_energy(params):
+        circuit = tq.MPSCircuit(sites)
+        circuit.append(tq.templates.hardware_efficient(sites, params, layers, rotations))
+        return circuit.expectation(hamiltonian)
+
     size = tq.templates.hardware_efficient_size(sites, layers, rotations)
     params = np.random.default_rng(5).uniform(-np.pi, np.pi, size)
-    runs = [("autograd", "pytorch"), ("adjoint", "pytorch"), ("adjoint", "numpy"),
-            ("parameter-shift", "numpy"), ("finite-difference", "numpy")]
+    runs = [("autograd", "pytorch", energy), ("adjoint", "pytorch", energy), ("adjoint", "numpy", energy),
+            ("parameter-shift", "numpy", energy), ("finite-difference", "numpy", energy),
+            ("adjoint", "numpy, MPS", mps_energy), ("parameter-shift", "numpy, MPS", mps_energy)]
     results = {}
-    for method, backend in runs:
+    for method, backend, objective in runs:
         label = f"{method} ({backend})"
         try:
-            K = tq.set_backend(backend)
+            K = tq.set_backend(backend.split(",")[0])
         except ImportError as missing:
             print(f"  skipping {label}: {missing}")
             continue
-        value_and_grad = tq.value_and_grad(energy, method=method)
+        value_and_grad = tq.value_and_grad(objective, method=method)
         value_and_grad(params)  # warm-up: plans and library start-up
         start = time.perf_counter()
         value, gradient = value_and_grad(params)
