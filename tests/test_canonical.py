@@ -59,18 +59,22 @@ def reference_form(tensor_legs, output):
                     return
                 count = classes()
 
-        def break_tie():
+        def break_tie(every_class):
             for colours in (tensor_colour, leg_colour):
                 _, inverse, counts = np.unique(colours, return_inverse=True, return_counts=True)
                 tied = np.flatnonzero(counts > 1)
                 if tied.size:
-                    chosen = int(np.flatnonzero(inverse == tied[0])[0])
-                    colours[chosen] = _mix(colours[chosen:chosen + 1] + np.uint64(13))[0]
+                    for cls in tied if every_class else tied[:1]:
+                        members = np.flatnonzero(inverse == cls)  # in index order
+                        for rank, chosen in enumerate(members if every_class else members[:1]):
+                            colours[chosen] = _mix(colours[chosen:chosen + 1] + np.uint64(13 * (rank + 1)))[0]
                     return True
             return False
 
         refine()
-        while break_tie():
+        breaks = 0
+        while break_tie(breaks >= canonical.TIES_ONE_BY_ONE):
+            breaks += 1
             refine()
     order = tuple(int(i) for i in np.argsort(tensor_colour, kind="stable"))
     colour = dict(zip(names, leg_colour.tolist()))
@@ -89,6 +93,21 @@ def test_forms_match_the_reference_and_describe_the_network(network):
     assert tuple(form) == reference_form(tensor_legs, output)
     assert sorted(form.order) == list(range(len(tensor_legs)))
     assert form.key == _relabelled(tensor_legs, output, form.order, form.permutations)
+
+
+def test_many_ties_are_broken_at_once_and_the_form_still_matches():
+    """Forty identical disconnected pairs and a chain (ties past TIES_ONE_BY_ONE): the rest are
+    broken at once, in a round or two instead of one per tie; the form still
+    describes the network and matches the reference, and a relabelled copy shares it."""
+    pairs = [(2 * i, 2 * i + 1) for i in range(40)]
+    tensor_legs = [legs for a, b in pairs for legs in ((a, b), (b,))] + [(100, 101), (101,)]
+    output = (0,)
+    assert _ties(tensor_legs, output, ()) <= canonical.TIES_ONE_BY_ONE + 2 < 39
+    form = canonical_form(tensor_legs, output)
+    assert tuple(form) == reference_form(tensor_legs, output)
+    assert form.key == _relabelled(tensor_legs, output, form.order, form.permutations)
+    renamed = [tuple(leg + 1000 for leg in legs) for legs in tensor_legs]
+    assert canonical_form(renamed, (1000,)).key == form.key
 
 
 def test_relabelled_and_reordered_networks_share_the_key():
@@ -132,8 +151,8 @@ def _ties(tensor_legs, output, kinds):
     broken = []
     original = canonical._Incidence.break_tie
 
-    def counted(self):
-        result = original(self)
+    def counted(self, every_class=False):
+        result = original(self, every_class)
         broken.append(result)
         return result
 
