@@ -1,5 +1,5 @@
 """A jax.jit program's state vector taken from the host twin (tyxonq.circuit.host_state): the same
-values as the eager state and the dense reference, under vmap, with an input state, and never
+values as the eager state and the dense reference, with an input state, and never under vmap or
 where derivatives are taken (the contraction's trace serves them); the host_computed hook itself
 under jit, grad, jacfwd and vmap."""
 
@@ -76,11 +76,15 @@ def test_where_the_compiled_contraction_is_cheaper_it_runs(K):
     np.testing.assert_allclose(compiled, reference_state(n, operations(n, angles)), atol=1e-12)
 
 
-def test_under_vmap_each_state_comes_from_the_host(K):
+def test_under_vmap_the_batch_is_contracted_in_the_program(K):
+    """A mapped batch is one compiled contraction, not a host callback per member (64 energies of
+    10 qubits: 74 ms through the host, 3.3 ms compiled), even where the host is cheaper per state."""
     n, batch = 5, np.random.default_rng(3).uniform(-2, 2, (3, 11))
     with tq.use_backend(K):
         states = K.to_numpy(jax.jit(jax.vmap(lambda a: ladder(n, a).state()))(K.asarray(batch)))
-    assert K.host_calls == [(2 ** n,)]
+        assert not K.batching()
+        assert jax.vmap(lambda x: K.asarray(K.batching()))(K.asarray(batch[:, 0])).all()
+    assert K.host_calls == []
     for angles, state in zip(batch, states):
         np.testing.assert_allclose(state, reference_state(n, operations(n, angles)), atol=1e-12)
 

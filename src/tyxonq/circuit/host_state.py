@@ -35,12 +35,16 @@ _CHOICES_LIMIT = 256
 def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     """``circuit``'s state computed by the host twin inside the program being compiled (its own
     route: swept where ``swept``, else contracted), when that is estimated faster than the compiled
-    contraction; ``None`` otherwise (nothing is compiling, derivatives are being taken, the device
-    is not the host's, a distributed run shares the work, an input state, a matrix or a complex
-    angle is traced, or the compiled contraction is cheaper)."""
-    if not K.compiling() or K.differentiating() or K.capabilities.device != "cpu" or communicator().size > 1:
-        return None  # differentiated: the contraction's derivatives need its trace anyway; ranks
-        # share a distributed run's contractions
+    contraction; ``None`` otherwise (nothing is compiling, derivatives are being taken, a batch is
+    mapped (``vmap``: the compiled contraction runs the batch in one program, a host callback its
+    members one after another), the device is not the host's, a distributed run shares the work,
+    an input state, a matrix or a complex angle is traced, or the compiled contraction is
+    cheaper)."""
+    if not K.compiling() or K.differentiating() or K.batching() or K.capabilities.device != "cpu" \
+            or communicator().size > 1:
+        return None  # differentiated: the contraction's derivatives need its trace anyway; batched:
+        # 64 energies of 10 qubits took 74 ms through the host, 3.3 ms compiled; ranks share a
+        # distributed run's contractions
     twin = K.host_twin()
     if twin is K:
         return None

@@ -234,6 +234,11 @@ class BackendBase:
         or not taken by autograd (NumPy)."""
         return False
 
+    def batching(self) -> bool:
+        """Whether a transform mapping what is computed now over a batch is active (JAX's
+        ``vmap`` traces); ``False`` where batches are arrays with a leading axis."""
+        return False
+
     def uses_gradient_nodes(self) -> bool:
         """Whether simulators should make each expectation value one :meth:`gradient_node` now
         (PyTorch always, JAX in a distributed run): ``capabilities.gradient_nodes`` by default."""

@@ -366,6 +366,14 @@ class JaxBackend(ArrayModuleBackend):
             return True
         return _trace_active((JVPTrace, LinearizeTrace))
 
+    def batching(self) -> bool:
+        """Whether a ``jax.vmap`` trace is active (inside ``jit`` or not)."""
+        try:
+            from jax._src.interpreters.batching import BatchTrace
+        except ImportError:  # pragma: no cover - a JAX without these internals: assume so
+            return True
+        return _trace_active((BatchTrace,))
+
     def detach(self, x: Any) -> Any:
         return self.jax.lax.stop_gradient(self.asarray(x))
 
