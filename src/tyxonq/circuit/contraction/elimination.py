@@ -28,16 +28,21 @@ __all__ = ["elimination_path", "ELIMINATION_MAX_LEGS"]
 ELIMINATION_MAX_LEGS = 600
 
 
-def _fill(adjacency: list[int], leg: int) -> int:
-    """Pairs of ``leg``'s neighbours that are not neighbours of each other (on bit masks: each
-    such pair is counted from both ends, and every neighbour once against itself)."""
+def _edges_among_neighbours(adjacency: list[int], leg: int) -> int:
+    """Edges between ``leg``'s neighbours (on bit masks: each counted from both ends)."""
     neighbours = adjacency[leg]
     total, rest = 0, neighbours
     while rest:
         low = rest & -rest
         rest ^= low
-        total += (neighbours & ~adjacency[low.bit_length() - 1]).bit_count()
-    return (total - neighbours.bit_count()) // 2
+        total += (neighbours & adjacency[low.bit_length() - 1]).bit_count()
+    return total // 2
+
+
+def _score(degree: int, edges: int) -> tuple[int, int]:
+    """A leg's min-fill score: the pairs of its neighbours that are not neighbours of each other
+    (the fill its elimination adds), then its degree."""
+    return degree * (degree - 1) // 2 - edges, degree
 
 
 def _bits(mask: int) -> list[int]:
@@ -86,7 +91,8 @@ class _Start:
                 self.holders.setdefault(leg, set()).add(i)
                 self.adjacency[leg] |= term & ~(1 << leg)
         self.held_once, self.held_twice = masks.held_by(1), masks.held_by(2)
-        self.scores = {leg: (_fill(self.adjacency, leg), self.adjacency[leg].bit_count())
+        self.edges = [_edges_among_neighbours(self.adjacency, leg) for leg in range(len(self.counts))]
+        self.scores = {leg: _score(self.adjacency[leg].bit_count(), self.edges[leg])
                        for leg in self.holders if not self.keep >> leg & 1}
 
 
@@ -94,7 +100,7 @@ def _one_elimination(start: _Start, generator: random.Random | None) -> tuple[li
     keep, size, counts = start.keep, start.size, list(start.counts)
     legs = dict(start.legs)
     holders = {leg: set(tensors) for leg, tensors in start.holders.items()}
-    adjacency = list(start.adjacency)
+    adjacency, edges = list(start.adjacency), list(start.edges)
     held_once, held_twice = start.held_once, start.held_twice  # summed when one / both operands hold them
     scores = dict(start.scores)
     next_id, ssa, cost = len(legs), [], 0.0
@@ -136,13 +142,27 @@ def _one_elimination(start: _Start, generator: random.Random | None) -> tuple[li
         neighbours = adjacency[leg]
         adjacency[leg] = 0
         del scores[leg]
-        touched = neighbours
-        for other in _bits(neighbours):
-            adjacency[other] = (adjacency[other] | neighbours) & ~(1 << other) & ~(1 << leg)
-            touched |= adjacency[other]
-        for other in _bits(touched):
+        members = _bits(neighbours)
+        for other in members:  # the leg leaves: so do its edges to other's neighbours
+            edges[other] -= (adjacency[other] & neighbours).bit_count()
+            adjacency[other] &= ~(1 << leg)
+        changed = neighbours
+        for i, a in enumerate(members):  # the neighbours become a clique, one new edge at a time
+            for b in members[i + 1:]:
+                if adjacency[a] >> b & 1:
+                    continue
+                common = adjacency[a] & adjacency[b]
+                for other in _bits(common):  # a and b are neighbours of other's
+                    edges[other] += 1
+                shared = common.bit_count()  # edges from b to a's neighbours, and from a to b's
+                edges[a] += shared
+                edges[b] += shared
+                adjacency[a] |= 1 << b
+                adjacency[b] |= 1 << a
+                changed |= common
+        for other in _bits(changed):
             if other in scores:
-                scores[other] = (_fill(adjacency, other), adjacency[other].bit_count())
+                scores[other] = _score(adjacency[other].bit_count(), edges[other])
     remaining = sorted(legs)
     while len(remaining) > 1:  # what is left shares no summed leg: outer products, or the output
         remaining.append(contract(remaining.pop(0), remaining.pop(0)))
