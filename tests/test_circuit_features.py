@@ -373,17 +373,50 @@ def test_a_hundred_angle_sets_of_one_structure_search_one_path():
     assert (info.path_searches, info.misses, info.hits) == (1, 1, 99)
 
 
+def test_eager_jax_contracts_large_networks_on_numpy_and_pytorch_only_small_ones(monkeypatch):
+    """The size up to which an eager contraction runs on the host twin: any on JAX's CPU (XLA's
+    products are slower than OpenBLAS's at every size measured), 2^18 entries on PyTorch (its
+    threaded kernels win above). A 19-qubit state (2^19 entries) runs on NumPy under eager JAX,
+    on PyTorch itself, with the reference's values on both."""
+    import math
+
+    from tyxonq.circuit.contraction import evaluation
+
+    pytest.importorskip("jax")
+    pytest.importorskip("torch")
+    taken = []
+    original = evaluation.host_twin_for
+
+    def recorded(K, *args):
+        found = original(K, *args)
+        if found is not None:
+            taken.append(K.name)
+        return found
+
+    monkeypatch.setattr(evaluation, "host_twin_for", recorded)
+    n = 19
+    params = np.random.default_rng(2).uniform(0, 1, 2 * n)
+    expected = reference_state(n, [(g, (q,), (float(params[2 * q + k]),))
+                                   for k, g in enumerate(("rx", "rz")) for q in range(n)]
+                               + [("cx", (q, q + 1), ()) for q in range(n - 1)])
+    for name, limit in (("jax", math.inf), ("pytorch", 2.0 ** 18)):
+        K = tq.get_backend(name)
+        assert K.host_twin_entries() == limit
+        with tq.use_backend(K):
+            state = K.to_numpy(tq.templates.rotation_ladder(n, params, 1).state(method="contraction"))
+        np.testing.assert_allclose(state, expected, atol=1e-12)
+    assert taken == ["jax"]
+
+
 def test_jax_knows_when_it_compiles_and_runs_eager_contractions_compiled(monkeypatch):
     """K.compiling() is true only while jax.jit traces (not under eager grad or vmap); an eager
     contraction the host twin does not take runs as one compiled program per plan (not op by op),
     with the same result."""
     jax = pytest.importorskip("jax")
-    from tyxonq.circuit.contraction import host_route
     from tyxonq.circuit.contraction import plan as plans
 
-    monkeypatch.setattr(host_route, "HOST_ENTRIES", 0)
-
     K = tq.get_backend("jax")
+    monkeypatch.setattr(type(K), "host_twin_entries", lambda self: 0.0)
     seen = []
 
     def probe(x):

@@ -81,6 +81,29 @@ def test_groups_of_any_size_sample_exactly():
             chi_square_ok(counts, probabilities)
 
 
+def test_plans_contracted_for_many_prefixes_are_searched_thoroughly(monkeypatch):
+    """The first group's plan serves one empty prefix (the quick search); a later group's serves
+    every distinct prefix drawn so far, at once: at THOROUGH_SLOWDOWN prefixes or more its search
+    is the thorough one, as for a compiled program."""
+    from tyxonq.circuit import base
+    from tyxonq.circuit.contraction.paths import THOROUGH_SLOWDOWN
+    from tyxonq.circuit.wide_sampling import marginal_samples
+
+    asked = []
+    original = base.get_plan
+
+    def recorded(key, *args, thorough=False):
+        asked.append((key[0], len(key[1]), thorough))
+        return original(key, *args, thorough=thorough)
+
+    monkeypatch.setattr(base, "get_plan", recorded)
+    with tq.use_backend("numpy"):
+        marginal_samples(random_circuit(6, seed=4), 2000, np.random.default_rng(0), group_qubits=3)
+    conditionals = [(fixed, thorough) for kind, fixed, thorough in asked if kind == "conditional"]
+    assert conditionals == [(0, False), (3, True)]  # 2^3 = 8 prefixes after the first group
+    assert THOROUGH_SLOWDOWN <= 8
+
+
 def test_sixty_qubits_without_a_state_vector():
     n = 60
     ghz = tq.Circuit(n).h(0)

@@ -13,7 +13,8 @@ Two exact methods besides the dense distribution (``method="state"``):
   the prefix and the group's outcomes come from contracting the light cone of the measured
   qubits (the prefix's legs fixed to its bits), and every shot with that prefix draws the
   group's bits from them. The prefixes of one group share one network, so they are contracted
-  together as one batched contraction; nothing has more entries than the plan's width.
+  together as one batched contraction; nothing has more entries than the plan's width. A plan
+  contracted for many prefixes is searched thoroughly (as for a compiled program).
 
 ``method="auto"`` takes the dense distribution while ``2^n`` probabilities fit (at most
 :data:`STATE_QUBITS` qubits), then the MPS while its bound stays within :data:`MPS_BOND_BITS`
@@ -131,7 +132,7 @@ def marginal_samples(circuit: Any, shots: int, rng: np.random.Generator,
                 prefixes, which = np.zeros((1, 0), dtype=np.int8), np.zeros(shots, dtype=np.int64)
             network = lambda f=fixed, g=group: conditional_network(n, operations, kind, f, g)  # noqa: E731
             plan = circuit.result_plan(("conditional", fixed, group), network, (2 ** len(group),), "sample()",
-                                       token)
+                                       token, repeats=len(prefixes))
             joint = _joint_probabilities(K, circuit, inputs, plan, prefixes.tolist())
             conditional = joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-300)
             cumulative = np.cumsum(conditional, axis=1)

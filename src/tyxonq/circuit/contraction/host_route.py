@@ -5,8 +5,9 @@ A light-cone expectation or an amplitude is hundreds of small products: on PyTor
 copy (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin`). Where every value a contraction
 binds (angles, input state, channels' and observables' matrices) is readable on the host
 (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`: not tracked by autograd, not traced,
-in host memory), nothing is being compiled, and no intermediate is larger than
-:data:`HOST_ENTRIES`, the contraction runs on the twin and only its results return to the backend.
+in host memory), nothing is being compiled, and no intermediate is larger than the backend's
+:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin_entries` (PyTorch: 2^18; eager JAX on the
+CPU: any size), the contraction runs on the twin and only its results return to the backend.
 The values are the same (the twin has the backend's precision); only the speed changes. Larger
 contractions stay where the backend's threaded kernels win. The matrix-product-state simulator
 applies its gates on the twin by the same test (with no requests).
@@ -20,12 +21,7 @@ from typing import Any, Sequence
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation, with_angles_at
 
-__all__ = ["HOST_ENTRIES", "host_twin_for"]
-
-#: largest intermediate (entries) of a contraction that runs on the host twin: below it the cost
-#: is per-call dispatch (measured on 2 cores: a 36-qubit light cone of width 17 is 2x faster on
-#: NumPy than on PyTorch)
-HOST_ENTRIES = 2 ** 18
+__all__ = ["host_twin_for"]
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -36,7 +32,7 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     twin = K.host_twin()
     if twin is K or K.compiling():
         return None
-    if any(request.network_plan.plan.largest_tensor_size > HOST_ENTRIES for request in requests):
+    if any(request.network_plan.plan.largest_tensor_size > K.host_twin_entries() for request in requests):
         return None
     def readable(value: Any) -> bool:  # Kraus operators may come as a list of arrays
         if isinstance(value, (list, tuple)):
