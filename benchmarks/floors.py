@@ -249,7 +249,8 @@ def jax_programs() -> list[dict]:
         call = best(run, 50)
         program = best(lambda executable=executable, params=params:
                        jax.block_until_ready(executable(params)), 50)
-        kernels = executable.as_text().count(" fusion(") + executable.as_text().count(" fusion.")
+        program_text = executable.as_text()
+        kernels = program_text.count(" fusion(") + program_text.count(" fusion.")
         peer, peer_s = peers.get((workload, n), ("-", float("nan")))
         rows.append({"section": "jax_programs", "what": f"{workload} {n}", "call_s": call,
                      "program_s": program, "kernels": kernels, "fastest_peer": peer, "peer_s": peer_s,

@@ -32,7 +32,8 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     twin = K.host_twin()
     if twin is K or K.compiling():
         return None
-    if any(request.network_plan.plan.largest_tensor_size > K.host_twin_entries() for request in requests):
+    limit = K.host_twin_entries()
+    if any(request.network_plan.plan.largest_tensor_size > limit for request in requests):
         return None
     def readable(value: Any) -> bool:  # Kraus operators may come as a list of arrays
         if isinstance(value, (list, tuple)):
