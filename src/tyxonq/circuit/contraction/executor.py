@@ -74,6 +74,23 @@ def _layout(legs: Legs, batch: Legs, rows: Legs, columns: Legs, sizes: dict[int,
     return OperandLayout(tuple(moves), shape, False)
 
 
+def _batched_layout(layout: OperandLayout, size: int, max_ndim: int) -> OperandLayout | None:
+    """``layout`` with a leg of ``size`` leading the operand and its matrix view (a batch leg), as
+    :func:`_layout` makes it: a permutation that keeps the first run of legs in place carries the
+    new leg in that run; one that moves it gets one more (leading, fixed) dimension."""
+    lead = layout.shape[0] * size if len(layout.shape) == 3 else size
+    shape = (lead,) + layout.shape[-2:]
+    moves = []
+    for reshape, axes in layout.moves:
+        if axes[0] == 0:  # the first run stays first (a one-run move: (before, between, run, after))
+            moves.append(((reshape[0] * size,) + reshape[1:], axes))
+        elif len(reshape) + 1 > max_ndim:
+            return None
+        else:
+            moves.append(((size,) + reshape, (0,) + tuple(axis + 1 for axis in axes)))
+    return OperandLayout(tuple(moves), shape, layout.transposed)
+
+
 def _contiguous_order(legs: Legs, shared: set[int]) -> Legs | None:
     """The shared legs in ``legs`` order if they form a prefix or suffix of ``legs``."""
     k = len(shared)
@@ -133,6 +150,29 @@ class CompiledContraction:
         """Each step's product, a (stack of) matrix(es)."""
         return tuple(step.first_layout.matrix_shape[:-1] + step.second_layout.matrix_shape[-1:]
                      for step in self.steps)
+
+    def batched(self, leg: int, size: int, max_ndim: int) -> CompiledContraction | None:
+        """This contraction of ``size`` networks at once: what :func:`compile_path` makes of the
+        same path with one more ``leg``, of dimension ``size``, leading every tensor and the output
+        (a hyperindex: a batch leg of every step), derived step by step without compiling again;
+        ``None`` where a step's permutation would then need more than ``max_ndim`` dimensions.
+
+        Examples
+        --------
+        >>> plain = compile_path([(0, 1), (1, 2)], [(0, 1)], {0: 2, 1: 2, 2: 2}, 6, (0, 2))
+        >>> batched = compile_path([(9, 0, 1), (9, 1, 2)], [(0, 1)], {0: 2, 1: 2, 2: 2, 9: 5}, 6, (9, 0, 2))
+        >>> plain.batched(9, 5, 6) == batched
+        True
+        """
+        steps = []
+        for step in self.steps:
+            first, second = (_batched_layout(layout, size, max_ndim)
+                             for layout in (step.first_layout, step.second_layout))
+            if first is None or second is None:
+                return None
+            steps.append(PairStep(step.first, step.second, first, second, (leg,) + step.result_legs))
+        return CompiledContraction(tuple(steps), self.result, (leg,) + self.result_legs,
+                                   self.largest_size * size, self.flops * size, self.writes * size)
 
     def run(self, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""

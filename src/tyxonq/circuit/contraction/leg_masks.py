@@ -34,6 +34,8 @@ class LegMasks:
         for term in inputs:
             for leg in term:
                 self.counts[bit[leg].bit_length() - 1] += 1
+        self._sizes = [size_dict[leg] for leg in names]
+        self._uniform_size = self._sizes[0] if len(set(self._sizes)) == 1 else None
         by_size: dict[int, int] = {}
         for leg in names:
             by_size[size_dict[leg]] = by_size.get(size_dict[leg], 0) | bit[leg]
@@ -46,6 +48,17 @@ class LegMasks:
         if self._uniform is not None:
             return 2.0 ** (self._uniform * mask.bit_count())
         return 2.0 ** sum(log_size * (mask & legs).bit_count() for log_size, legs in self._log_sizes)
+
+    def exact_size(self, mask: int) -> int:
+        """Elements of a tensor with the legs of ``mask``, as an exact integer."""
+        if self._uniform_size is not None:
+            return self._uniform_size ** mask.bit_count()
+        total = 1
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            total *= self._sizes[low.bit_length() - 1]
+        return total
 
     def held_by(self, holders: int) -> int:
         """The mask of the legs, not open, that exactly ``holders`` tensors hold."""

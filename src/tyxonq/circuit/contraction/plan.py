@@ -70,8 +70,9 @@ class Plan:
             batch = max((leg for legs in self.legs for leg in legs), default=-1) + 1
             batch = max(batch, max(self.output, default=-1) + 1)
             sizes = _sizes(self.legs, self.output) | {batch: size}
-            legs = [(batch,) + legs for legs in self.legs]
-            contraction = compile_path(legs, self.path, sizes, self.max_ndim, (batch,) + self.output)
+            contraction = self.contraction.batched(batch, size, self.max_ndim) or compile_path(
+                [(batch,) + legs for legs in self.legs], self.path, sizes, self.max_ndim,
+                (batch,) + self.output)
             moves = permutation_moves(contraction.result_legs, (batch,) + self.output, sizes, self.max_ndim)
             self._batched[size] = (contraction, tuple(moves))
         return self._batched[size]
