@@ -1,14 +1,20 @@
-"""glibc's malloc and the megabyte temporaries of element-wise state work.
+"""glibc's malloc and the large temporaries of state and density-matrix work.
 
 glibc serves a block larger than its mmap threshold (128 KiB when a process starts) with fresh
-pages from the kernel and hands them back when it is freed, so every temporary of an element-wise
-pass over a 14- to 18-qubit state (256 KiB to 4 MiB) pays its page faults again. glibc raises the
-threshold itself once a larger block served that way is freed: to that block's size, at most
-32 MiB, and it then keeps up to twice that in its heap before trimming it. Any process that frees
-a 32 MiB array once gets this (importing PyTorch does); :func:`prime_allocator`, run when the
-first NumPy backend is made, frees one such block so that NumPy work does not depend on what was
-imported before. Measured on 2 cores, applying the 14-qubit Heisenberg chain's ``H`` to a state:
-1.75 ms unprimed, 0.49 ms primed (16 qubits: 7.4 and 2.5-2.8 ms).
+pages from the kernel and hands them back when it is freed, so every temporary of a pass over a
+large state pays its page faults again: the megabyte temporaries of element-wise work on 14- to
+18-qubit states, and the 16-256 MiB products of contracting 20- to 24-qubit states and 10- to
+12-qubit density matrices. glibc raises the threshold itself once a larger block served that way
+is freed, but to 32 MiB at most. When the first NumPy backend is made, :func:`prime_allocator`
+sets both thresholds (``mallopt``: blocks below the mmap threshold come from the heap, which
+keeps up to the trim threshold of freed memory at its top) to :func:`large_block_bytes`: a
+thirty-second of the machine's memory, between 32 MiB and 1 GiB (750 MiB on the 24 GiB
+reference machine). Measured there on 2 cores: applying the 14-qubit Heisenberg chain's ``H`` to
+a state 1.75 ms unset, 0.49 ms with a 32 MiB threshold; the 12-qubit noisy density matrix of
+``benchmarks/`` (256 MiB products) on NumPy 455 ms a call and 1.9 s the first, with the
+thresholds set 397 ms and 0.74 s; on PyTorch 719 against 514 ms; a 22-qubit state on PyTorch
+298 against 238 ms. The cost: freed blocks stay with the process (its resident memory stays near
+the peak of its temporaries) instead of going back to the kernel at once.
 
 Nothing changes where the process is not on glibc, where the thresholds are set explicitly
 (``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``: glibc then keeps them fixed), or where
@@ -17,6 +23,7 @@ Nothing changes where the process is not on glibc, where the thresholds are set 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 import sys
@@ -24,18 +31,39 @@ import threading
 
 import numpy as np
 
-__all__ = ["prime_allocator", "PRIMING_BYTES"]
+__all__ = ["prime_allocator", "large_block_bytes", "PRIMING_BYTES"]
 
-#: just under glibc's largest dynamic mmap threshold on 64-bit systems (32 MiB) with its header
+#: just under glibc's largest dynamic mmap threshold on 64-bit systems (32 MiB) with its header:
+#: the block freed to raise the threshold where ``mallopt`` cannot be called
 PRIMING_BYTES = 32 * 2 ** 20 - 2 ** 16
+#: glibc's ``mallopt`` parameters
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 
 _LOCK = threading.Lock()
 _primed = False
 
 
+def large_block_bytes() -> int:
+    """The blocks glibc serves from its heap once primed, and the freed memory it keeps: a
+    thirty-second of this machine's memory, between 32 MiB and 1 GiB.
+
+    Examples
+    --------
+    >>> 32 * 2 ** 20 <= large_block_bytes() <= 2 ** 30
+    True
+    """
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        memory = 0
+    return int(min(max(memory // 32, 32 * 2 ** 20), 2 ** 30))
+
+
 def prime_allocator() -> bool:
-    """Free one block of :data:`PRIMING_BYTES` from NumPy, once per process, so that glibc serves
-    the following megabyte temporaries from its heap; ``True`` where that was done now.
+    """Set glibc's mmap and trim thresholds to :func:`large_block_bytes`, once per process, so
+    that large temporaries come from the heap rather than fresh pages each time (where
+    ``mallopt`` cannot be called: free one block of :data:`PRIMING_BYTES`, which raises the
+    threshold to 32 MiB); ``True`` where that was done now.
 
     Examples
     --------
@@ -53,6 +81,14 @@ def prime_allocator() -> bool:
         return False
     if platform.libc_ver()[0] != "glibc":
         return False
+    limit = large_block_bytes()
+    try:
+        libc = ctypes.CDLL(None)
+        if libc.mallopt(M_MMAP_THRESHOLD, limit) == 1:  # (refused above 32 MiB by some glibc versions)
+            libc.mallopt(M_TRIM_THRESHOLD, limit)
+            return True
+    except (OSError, AttributeError):
+        pass
     block = np.empty(PRIMING_BYTES, dtype=np.uint8)  # served by mmap, untouched: no page faults
     del block
     return True

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .allocator import prime_allocator
 from .autodiff import normalize_argnums
 from .capabilities import BackendCapabilities
 from .dtypes import DTYPE_NAMES, python_dtype_name, real_dtype_name, validate_precision
@@ -32,6 +33,7 @@ class BackendBase:
             setattr(self, dtype_name, self._library_dtype(dtype_name))
         self.dtype = self._library_dtype(self.precision)
         self.real_dtype = self._library_dtype(real_dtype_name(self.precision))
+        prime_allocator()  # large temporaries from glibc's heap, not fresh pages each time
 
     # -- to be provided by subclasses -------------------------------------------------------
     def _library_dtype(self, name: str) -> Any:

@@ -7,7 +7,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .allocator import prime_allocator
 from .array_module import NUMPY_MAX_NDIM, ArrayModuleBackend
 from .capabilities import BackendCapabilities
 
@@ -40,7 +39,6 @@ class NumpyBackend(ArrayModuleBackend):
             sparse_products=importlib.util.find_spec("scipy") is not None,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)
-        prime_allocator()  # megabyte temporaries from glibc's heap, not fresh pages each time
 
     def writes_in_place(self, array: Any) -> bool:
         return isinstance(array, np.ndarray) and array.flags.writeable
