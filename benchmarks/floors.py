@@ -2,7 +2,7 @@
 what a row cannot go below with the method it uses, on this machine, in one process.
 
     PYTHONPATH=src python benchmarks/floors.py [--sections xla_products jax_states first_states
-        first_call_parts jax_programs per_call] [--output benchmarks/results/floors.json]
+        first_call_parts first_touch jax_programs per_call] [--output benchmarks/results/floors.json]
 
 Sections:
 
@@ -17,6 +17,9 @@ Sections:
 - ``first_call_parts``: the first calls still more than 0.5 s over steady (the QAOA p3 energy, the
   noisy energy and its gradient), each in a fresh process, in parts: light cones, canonical forms,
   the machine-rate probe, plans (simplification, min-fill elimination, hyper search, compiling).
+- ``first_touch``: filling 256 MiB and 1 GiB of fresh memory in a fresh process, three times
+  (freed in between) and once more in place: what a first call that needs that much memory pays
+  for its pages, against later calls.
 - ``jax_programs``: the JAX rows still above 0.5x the fastest peer: the timed call against its
   compiled XLA executable alone, and the executable's fused kernels.
 - ``per_call``: the 8-qubit TFIM energy and gradient on NumPy (``energy_gradient`` 8): the call
@@ -40,7 +43,8 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "jax_programs", "per_call")
+SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_touch", "jax_programs",
+            "per_call")
 
 
 def best(call: Callable[[], Any], repeat: int = 5) -> float:
@@ -285,6 +289,43 @@ def per_call() -> list[dict]:
                                                          ANSATZ_ROTATIONS), 20)
     return [{"section": "per_call", "what": "energy_gradient 8 (NumPy, adjoint)", "call_s": call,
              "building_the_circuit_s": build, "gates": len(spec.gates)}]
+
+
+_FIRST_TOUCH = """
+import json, sys, time
+import numpy as np
+times = []
+for _ in range(3):  # the same size each time, freed in between
+    start = time.perf_counter()
+    block = np.empty({entries}, dtype=complex)
+    block.fill(1.0)  # every page touched
+    times.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    block.fill(2.0)
+    refill = time.perf_counter() - start
+    del block
+print(json.dumps(dict(first=times[0], second=times[1], third=times[2], refill=refill)))
+"""
+
+#: the memory of the rows whose first call touches most of it fresh (peak resident, MiB, from
+#: results/latest.txt): the 12-qubit noisy density matrix, the 22-qubit state on PyTorch
+FIRST_TOUCH_MIB = (256, 1024)
+
+
+def first_touch() -> list[dict]:
+    """Touching fresh memory in a fresh process (NumPy only, no tyxonq): a block of
+    :data:`FIRST_TOUCH_MIB` allocated and filled three times (freed in between), and filled once
+    more in place. A first call that needs that much memory pays the first fill, a later call the
+    third (or the refill, where the allocator keeps the block): on a virtual machine whose host
+    hands it pages lazily the first is far slower."""
+    rows = []
+    for mib in FIRST_TOUCH_MIB:
+        code = _FIRST_TOUCH.format(entries=mib * 2 ** 20 // 16)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append({"section": "first_touch", "what": f"{mib} MiB, fresh process", **{
+            f"{key}_s": value for key, value in parts.items()}})
+    return rows
 
 
 def _line(row: dict) -> str:
