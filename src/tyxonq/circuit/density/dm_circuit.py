@@ -134,11 +134,12 @@ class DMCircuit(CircuitBase):
     density_matrix = state
 
     def _state_route_cost(self, strings: Sequence[str]) -> RouteCost:
-        """The whole doubled network contracted once (its greedy path's work), then ``2^n``
-        entries read per string."""
+        """The whole doubled network contracted once (the cheaper of its greedy path and the
+        simplified min-fill elimination the planner starts from), then ``2^n`` entries read per
+        string."""
         n = self._num_qubits
         network = density_network(n, list(self._operations), self.inputs_kind(), tuple(range(n)))
-        return network_cost("state", [network], readout_passes(n, strings, density=True))
+        return network_cost("state", [network], readout_passes(n, strings, density=True), eliminate=True)
 
     def _state_fits(self, traced: bool) -> bool:
         """The density matrix fits in memory (and, unless ``traced``, no exact gradient traces
