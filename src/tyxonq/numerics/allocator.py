@@ -6,15 +6,16 @@ large state pays its page faults again: the megabyte temporaries of element-wise
 18-qubit states, and the 16-256 MiB products of contracting 20- to 24-qubit states and 10- to
 12-qubit density matrices. glibc raises the threshold itself once a larger block served that way
 is freed, but to 32 MiB at most. When the first backend (any of them) is made,
-:func:`prime_allocator` sets both thresholds (``mallopt``: blocks below the mmap threshold come from the heap, which
-keeps up to the trim threshold of freed memory at its top) to :func:`large_block_bytes`: a
-thirty-second of the machine's memory, between 32 MiB and 1 GiB (750 MiB on the 24 GiB
-reference machine). Measured there on 2 cores: applying the 14-qubit Heisenberg chain's ``H`` to
-a state 1.75 ms unset, 0.49 ms with a 32 MiB threshold; the 12-qubit noisy density matrix of
-``benchmarks/`` (256 MiB products) on NumPy 442 ms a call and 2.0 s the first with the 32 MiB
-threshold, 341 ms and 1.1 s with these; on PyTorch 735 against 539 ms; a 22-qubit state on
-NumPy 251 against 236 ms, on PyTorch 314 against 266 ms (interleaved A/B). The cost: freed blocks stay with the process (its resident memory stays near
-the peak of its temporaries) instead of going back to the kernel at once.
+:func:`prime_allocator` sets both thresholds (``mallopt``: blocks below the mmap threshold come
+from the heap, which keeps up to the trim threshold of freed memory at its top) to
+:func:`large_block_bytes`: a thirty-second of the machine's memory, between 32 MiB and 1 GiB
+(750 MiB on the 24 GiB reference machine). Measured there on 2 cores: applying the 14-qubit
+Heisenberg chain's ``H`` to a state 1.75 ms unset, 0.49 ms with a 32 MiB threshold; the 12-qubit
+noisy density matrix of ``benchmarks/`` (256 MiB products) on NumPy 442 ms a call and 2.0 s the
+first with the 32 MiB threshold, 341 ms and 1.1 s with these; on PyTorch 735 against 539 ms; a
+22-qubit state on NumPy 251 against 236 ms, on PyTorch 314 against 266 ms (interleaved A/B). The
+cost: freed blocks stay with the process (its resident memory stays near the peak of its
+temporaries) instead of going back to the kernel at once.
 
 Nothing changes where the process is not on glibc, where the thresholds are set explicitly
 (``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_``: glibc then keeps them fixed), or where
