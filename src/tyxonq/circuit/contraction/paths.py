@@ -35,7 +35,7 @@ import opt_einsum
 from ...numerics.progress import progress
 from .elimination import ELIMINATION_MAX_LEGS, elimination_path
 from .greedy_search import GreedySearch, seeded_greedy, seeded_randomness
-from .leg_masks import LegMasks
+from .leg_masks import LegMasks, PairwiseContraction
 
 __all__ = ["circuit_path", "growing_path", "path_cost", "cotengra_path", "PathSearchWarning"]
 
@@ -54,8 +54,7 @@ def path_cost(inputs: Sequence[set], output: set, size_dict: dict,
     198.0
     """
     legs = LegMasks(inputs, output, size_dict)
-    masks, counts, size = list(legs.masks), legs.counts, legs.exact_size
-    held_once, held_twice = legs.held_by(1), legs.held_by(2)  # summed when one / both operands hold them
+    masks, size, pairs = list(legs.masks), legs.exact_size, PairwiseContraction(legs)
     cost = 0.0
     for step in path:
         chosen = [masks[i] for i in step]
@@ -63,22 +62,8 @@ def path_cost(inputs: Sequence[set], output: set, size_dict: dict,
             masks.pop(i)
         merged = chosen[0]
         for other in chosen[1:]:
-            shared = merged & other
-            union = merged | other
-            result = union & ~((shared & held_twice) | ((merged ^ other) & held_once))
-            cost += size(union) + write_weight * size(result)
-            while shared:  # a leg both held: one holder fewer
-                low = shared & -shared
-                shared ^= low
-                index = low.bit_length() - 1
-                counts[index] -= 1
-                if not low & legs.output:
-                    held_twice, held_once = held_twice & ~low, held_once & ~low
-                    if counts[index] == 2:
-                        held_twice |= low
-                    elif counts[index] == 1:
-                        held_once |= low
-            merged = result
+            union, merged = merged | other, pairs.contract(merged, other)
+            cost += size(union) + write_weight * size(merged)
         masks.append(merged)
     return cost
 
@@ -95,35 +80,19 @@ def growing_path(inputs: Sequence[set], output: set, size_dict: dict,
     if len(inputs) < 2:
         return []
     legs = LegMasks(inputs, output, size_dict)
-    remaining, counts, size = list(legs.masks), legs.counts, legs.size
-    held_once, held_twice = legs.held_by(1), legs.held_by(2)  # summed when one / both operands hold them
+    remaining, size, pairs = list(legs.masks), legs.size, PairwiseContraction(legs)
     accumulator = remaining.pop(0)
     path: list[tuple[int, int]] = []
     first = True
     while remaining:
         best, best_key = 0, None
         for position, mask in enumerate(remaining):
-            shared = accumulator & mask
-            result = (accumulator | mask) & ~((shared & held_twice) | ((accumulator ^ mask) & held_once))
-            key = (not shared, size(result))
+            key = (not accumulator & mask, size(pairs.result(accumulator, mask)))
             if best_key is None or key < best_key:
                 best, best_key = position, key
         accumulator_index = 0 if first else len(remaining)
         path.append((accumulator_index, best + 1) if first else (best, accumulator_index))
-        mask = remaining.pop(best)
-        shared = accumulator & mask
-        accumulator = (accumulator | mask) & ~((shared & held_twice) | ((accumulator ^ mask) & held_once))
-        while shared:  # a leg both held: one holder fewer
-            low = shared & -shared
-            shared ^= low
-            index = low.bit_length() - 1
-            counts[index] -= 1
-            if not low & legs.output:
-                held_twice, held_once = held_twice & ~low, held_once & ~low
-                if counts[index] == 2:
-                    held_twice |= low
-                elif counts[index] == 1:
-                    held_once |= low
+        accumulator = pairs.contract(accumulator, remaining.pop(best))
         first = False
     return path
 
