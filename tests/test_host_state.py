@@ -1,7 +1,8 @@
-"""A jax.jit program's state vector taken from the host twin (tyxonq.circuit.host_state): the same
-values as the eager state and the dense reference, with an input state, and never under vmap or
-where derivatives are taken (the contraction's trace serves them); the host_computed hook itself
-under jit, grad, jacfwd and vmap."""
+"""A jax.jit program's state vector taken from the host twin (tyxonq.circuit.host_state), and any
+contraction past the backend's host_program_entries (tyxonq.circuit.contraction.host_route: a
+density matrix here): the same values as the eager result, the compiled contraction and the dense
+reference, with an input state, and never under vmap or where derivatives are taken (the
+contraction's trace serves them); the host_computed hook itself under jit, grad, jacfwd and vmap."""
 
 from __future__ import annotations
 
@@ -137,3 +138,73 @@ def test_elsewhere_host_computed_is_the_traced_function(backend_name):
     K = make_backend(backend_name)
     value = K.host_computed(lambda v: v * 0.0, lambda x: 2 * x, K.asarray([1.5]), (1,), "float64")
     assert K.to_numpy(value).tolist() == [3.0]
+
+
+def noisy_ladder(n, angles):
+    """``ladder``'s gates on a DMCircuit, a depolarizing channel after each rotation."""
+    c = tq.DMCircuit(n)
+    for q in range(n):
+        c.rx(q, theta=angles[q]).depolarizing(q, p=0.05)
+        c.rz(q, theta=angles[n + q])
+    for q in range(n - 1):
+        c.cx(q, q + 1)
+    return c.ry(n - 1, theta=angles[2 * n] * 2.0).cz(0, n - 1)
+
+
+@pytest.fixture
+def hosting(K):
+    """``K`` taking every compiled contraction of 2^6 entries or more from the host."""
+    K.host_program_entries = lambda: 2.0 ** 6
+    return K
+
+
+def test_a_compiled_density_matrix_from_the_host_equals_the_compiled_contraction(hosting):
+    """Past ``host_program_entries`` a program's contraction (here a density matrix, which has no
+    route of its own to the host) runs on the host twin; the values are the compiled contraction's,
+    and without noise the dense reference's ``|psi><psi|``."""
+    K, n, angles = hosting, 4, np.linspace(-1.2, 0.9, 9)
+    with tq.use_backend(K):
+        hosted = K.to_numpy(jax.jit(lambda a: noisy_ladder(n, a).state())(K.asarray(angles)))
+        pure_state = jax.jit(lambda a: tq.DMCircuit.from_circuit(ladder(n, a)).state())
+        pure = K.to_numpy(pure_state(K.asarray(angles)))
+        assert K.host_calls == [(4 ** n,), (4 ** n,)]
+        K.host_program_entries = lambda: np.inf
+        compiled = K.to_numpy(jax.jit(lambda a: noisy_ladder(n, a).state())(K.asarray(angles)))
+    assert len(K.host_calls) == 2
+    np.testing.assert_allclose(hosted, compiled, atol=1e-12)
+    psi = reference_state(n, operations(n, angles))
+    np.testing.assert_allclose(pure, np.outer(psi, psi.conj()), atol=1e-12)
+
+
+def test_below_the_hosting_size_the_program_contracts(hosting):
+    K, angles = hosting, np.linspace(-1.2, 0.9, 5)
+    with tq.use_backend(K):
+        small = K.to_numpy(jax.jit(lambda a: noisy_ladder(2, a).state())(K.asarray(angles)))  # 2^4 entries
+        eager = K.to_numpy(noisy_ladder(2, angles).state())
+    assert K.host_calls == []
+    np.testing.assert_allclose(small, eager, atol=1e-12)
+
+
+def test_hosted_programs_differentiate_and_map_in_the_program(hosting):
+    """Under ``grad`` and ``vmap`` the contraction stays in the program (no callback); the
+    gradient matches central differences of the hosted value."""
+    K, n = hosting, 3
+    angles = np.linspace(-0.7, 1.1, 7)
+    weights = np.arange(4 ** n).reshape(2 ** n, 2 ** n) / 4 ** n
+
+    def loss(a):
+        return K.sum(K.real(noisy_ladder(n, a).state()) * K.asarray(weights))
+
+    with tq.use_backend(K):
+        value, grad = jax.jit(jax.value_and_grad(loss))(K.asarray(angles))
+        assert K.host_calls == []
+        mapped = jax.jit(jax.vmap(loss))(K.asarray(np.stack([angles, angles[::-1]])))
+        assert K.host_calls == []
+        hosted = jax.jit(loss)
+        step = 1e-6
+        numeric = [(float(hosted(K.asarray(angles + step * e))) - float(hosted(K.asarray(angles - step * e))))
+                   / (2 * step) for e in np.eye(len(angles))]
+        assert K.host_calls == [(4 ** n,)]  # one trace: the program calls the host back each time
+        reverse = float(loss(K.asarray(angles[::-1])))
+    np.testing.assert_allclose(K.to_numpy(grad), numeric, atol=1e-7)
+    np.testing.assert_allclose(K.to_numpy(mapped), [float(value), reverse], atol=1e-12)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 from typing import Any, Callable
 
@@ -275,6 +276,12 @@ class BackendBase:
         cost is per-call dispatch, which NumPy pays least; above it this backend's threaded
         kernels win (PyTorch on the CPU: 2^18, measured on 2 cores)."""
         return float(2 ** 18)
+
+    def host_program_entries(self) -> float:
+        """The largest intermediate (entries) from which a contraction inside a program this
+        backend compiles runs faster on :meth:`host_twin`, called back from the program
+        (:meth:`host_computed`), than compiled; infinite (never) here: nothing compiles."""
+        return math.inf
 
     def host_computed(self, host: Callable[[np.ndarray], np.ndarray], traced: Callable[[Any], Any],
                       operand: Any, shape: tuple[int, ...], dtype: Any) -> Any:

@@ -40,7 +40,7 @@ from .binding import Binder, piece_extraction, resolved
 from .distribution import shared_total
 from .execution import run_contraction, run_plan
 from .executor import CompiledContraction
-from .host_route import host_twin_for
+from .host_route import host_program_results, host_twin_for
 from .network import operation_form
 from .plan import NetworkPlan, Plan
 from .rehearsal import placeholder, record, rehearsing
@@ -185,10 +185,19 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
 
 def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                requests: Sequence[Request], sliced: bool = False, columns: dict | None = None) -> list[Any]:
+                requests: Sequence[Request], sliced: bool = False, columns: dict | None = None,
+                hosted: bool = True) -> list[Any]:
     """Every (unsliced) request's result, requests that share a plan contracted together (on the
-    host twin where that only changes the speed: :mod:`~tyxonq.circuit.contraction.host_route`);
-    the slices of ``sliced`` requests counted on a progress bar."""
+    host twin where that only changes the speed, eagerly or called back from a compiled program:
+    :mod:`~tyxonq.circuit.contraction.host_route`); the slices of ``sliced`` requests counted on a
+    progress bar."""
+    if columns is None and hosted:
+        def here(backend: ArrayBackend, ops: Sequence[Operation], given: Any,
+                 members: Sequence[Request]) -> list:
+            return _contracted(backend, ops, given, members, sliced, hosted=False)
+
+        if (results := host_program_results(K, operations, inputs, requests, here)) is not None:
+            return results
     if columns is None and (host := host_twin_for(K, operations, inputs, requests)) is not None:
         twin, host_operations, host_inputs, host_requests = host
         results = _contracted(twin, host_operations, host_inputs, host_requests, sliced)

@@ -11,17 +11,28 @@ CPU: any size), the contraction runs on the twin and only its results return to 
 The values are the same (the twin has the backend's precision); only the speed changes. Larger
 contractions stay where the backend's threaded kernels win. The matrix-product-state simulator
 applies its gates on the twin by the same test (with no requests).
+
+Inside a program the backend compiles (JAX under ``jit``), :func:`host_program_results` does the
+same for contractions whose largest intermediate reaches the backend's
+:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_program_entries` (JAX on the CPU: 2^22, where
+XLA's contractions ran about 1.5x NumPy's): the program calls the twin back with its angles
+(:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_computed`), and derivatives, where taken, are
+the compiled contraction's.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+import numpy as np
+
+from ...numerics import use_backend
+from ...numerics.distributed import communicator
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation, with_angles_at
 
-__all__ = ["host_twin_for"]
+__all__ = ["host_twin_for", "host_program_results"]
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -78,3 +89,63 @@ def _float_angles(K: ArrayBackend, operations: Sequence[Operation],
         return operations
     values = K.to_numpy(K.stack([operations[i].params[j] for i, j in arrays])).tolist()  # angles: 0-d
     return with_angles_at(operations, arrays, [float(value) for value in values])
+
+
+Contract = Callable[[ArrayBackend, Sequence[Operation], Any, Sequence[Any]], list[Any]]
+
+
+def host_program_results(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
+                         requests: Sequence[Any], contract: Contract) -> list[Any] | None:
+    """The requests' results computed by ``contract`` on the host twin, called back from the
+    program being compiled with the operations' angles (derivatives: ``contract`` on ``K``, traced),
+    when some request's largest intermediate reaches :meth:`ArrayBackend.host_program_entries`;
+    ``None`` when ``contract(K, ...)`` should run in the program: nothing compiles, derivatives are
+    being taken (they need the trace anyway), a batch is mapped (a callback would run its members
+    one after another), a distributed run shares the work, or a traced value is not a real angle
+    (an input state, a matrix, a channel's or an observable's operators)."""
+    if not K.compiling() or K.differentiating() or K.batching() or communicator().size > 1:
+        return None
+    limit = K.host_program_entries()
+    if all(request.network_plan.plan.largest_tensor_size < limit for request in requests):
+        return None
+    twin = K.host_twin()
+    if twin is K or (inputs is not None and not K.host_readable(inputs)):
+        return None
+    slots = []  # (operation, parameter) positions of the angles held as backend scalars
+    for index, op in enumerate(operations):
+        if op.channel is not None and not all(K.host_readable(o) for o in _listed(op.channel.operators)):
+            return None
+        for position, value in enumerate(op.params):
+            if type(value) is float or isinstance(value, (int, np.floating, np.integer)):
+                continue
+            if op.gate == "unitary" or not K.is_array(value) or tuple(K.shape(value)) != () \
+                    or K.is_complex(value):
+                return None
+            slots.append((index, position))
+    if not all(K.host_readable(o) for request in requests for o in request.operators):
+        return None
+    host_inputs = None if inputs is None else twin.asarray(K.to_numpy(inputs))
+    host_requests = [replace(request, operators=[twin.asarray(K.to_numpy(o)) for o in request.operators])
+                     for request in requests]
+    shapes = [tuple(request.network_plan.output_shape) for request in requests]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+
+    def on_host(values: np.ndarray) -> np.ndarray:
+        bound = with_angles_at(operations, slots, [float(value) for value in values])
+        with use_backend(twin):
+            results = contract(twin, bound, host_inputs, host_requests)
+        return np.concatenate([np.asarray(twin.to_numpy(result)).reshape(-1) for result in results])
+
+    def traced(values: Any) -> Any:
+        bound = with_angles_at(operations, slots, [values[i] for i in range(len(slots))])
+        return K.concatenate([K.reshape(result, (-1,)) for result in contract(K, bound, inputs, requests)])
+
+    angles = K.stack([K.real(operations[k].params[j]) for k, j in slots]) if slots \
+        else K.zeros((0,), K.real_dtype)
+    flat = K.host_computed(on_host, traced, angles, (sum(sizes),), K.dtype)
+    starts = np.cumsum([0] + sizes)
+    return [K.reshape(flat[start:start + size], shape) for start, size, shape in zip(starts, sizes, shapes)]
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
