@@ -20,6 +20,7 @@ from ..numerics import use_backend
 from ..numerics.distributed import communicator
 from ..numerics.protocol import ArrayBackend
 from .calibration import machine_rates
+from .contraction.host_route import angle_slots
 from .contraction.network import state_network
 from .contraction.rehearsal import record
 from .contraction.route_costs import RouteChoice, RouteCost, network_cost, sweep_cost
@@ -49,7 +50,7 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     if twin is K:
         return None
     operations = list(circuit.operations)
-    slots = _angle_slots(K, operations)
+    slots = angle_slots(K, operations)
     inputs = circuit.input_state(K)
     if slots is None or (inputs is not None and not K.host_readable(inputs)):
         return None
@@ -78,21 +79,6 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     angles = K.stack([K.real(K.asarray(operations[k].params[j])) for k, j in slots]) if slots \
         else K.zeros((0,), K.real_dtype)
     return K.host_computed(on_host, contracted, angles, (2 ** n,), K.dtype)
-
-
-def _angle_slots(K: ArrayBackend, operations: list) -> list[tuple[int, int]] | None:
-    """Positions of the angles that are arrays (traced, or constants of the backend); ``None``
-    where a gate's matrix is one, or an angle is not a real scalar."""
-    slots = []
-    for k, op in enumerate(operations):
-        for j, value in enumerate(op.params):
-            if type(value) is float or isinstance(value, (int, np.floating, np.integer)):
-                continue
-            if op.gate == "unitary" or not K.is_array(value) or tuple(K.shape(value)) != () \
-                    or K.is_complex(value):
-                return None
-            slots.append((k, j))
-    return slots
 
 
 def _host_chosen(circuit: Any, K: ArrayBackend, twin: ArrayBackend, n: int, operations: list,

@@ -32,7 +32,7 @@ from ...numerics.distributed import communicator
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation, with_angles_at
 
-__all__ = ["host_twin_for", "host_program_results"]
+__all__ = ["host_twin_for", "host_program_results", "angle_slots"]
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -111,18 +111,10 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
     twin = K.host_twin()
     if twin is K or (inputs is not None and not K.host_readable(inputs)):
         return None
-    slots = []  # (operation, parameter) positions of the angles held as backend scalars
-    for index, op in enumerate(operations):
-        if op.channel is not None and not all(K.host_readable(o) for o in _listed(op.channel.operators)):
-            return None
-        for position, value in enumerate(op.params):
-            if type(value) is float or isinstance(value, (int, np.floating, np.integer)):
-                continue
-            if op.gate == "unitary" or not K.is_array(value) or tuple(K.shape(value)) != () \
-                    or K.is_complex(value):
-                return None
-            slots.append((index, position))
-    if not all(K.host_readable(o) for request in requests for o in request.operators):
+    slots = angle_slots(K, operations)
+    if slots is None or not all(K.host_readable(o) for op in operations if op.channel is not None
+                                for o in _listed(op.channel.operators)) \
+            or not all(K.host_readable(o) for request in requests for o in request.operators):
         return None
     host_inputs = None if inputs is None else twin.asarray(K.to_numpy(inputs))
     host_requests = [replace(request, operators=[twin.asarray(K.to_numpy(o)) for o in request.operators])
@@ -145,6 +137,30 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
     flat = K.host_computed(on_host, traced, angles, (sum(sizes),), K.dtype)
     starts = np.cumsum([0] + sizes)
     return [K.reshape(flat[start:start + size], shape) for start, size, shape in zip(starts, sizes, shapes)]
+
+
+def angle_slots(K: ArrayBackend, operations: Sequence[Operation]) -> list[tuple[int, int]] | None:
+    """The ``(operation, parameter)`` positions of the angles that are arrays (traced, or
+    constants of the backend); ``None`` where a gate's matrix is one, or an angle is not a real
+    scalar (what a host callback cannot take as one vector of angles).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend()
+    >>> angle_slots(K, tq.Circuit(1).rx(0, theta=K.asarray(0.3)).rz(0, theta=0.1).operations)
+    [(0, 0)]
+    """
+    slots = []
+    for index, op in enumerate(operations):
+        for position, value in enumerate(op.params):
+            if type(value) is float or isinstance(value, (int, np.floating, np.integer)):
+                continue
+            if op.gate == "unitary" or not K.is_array(value) or tuple(K.shape(value)) != () \
+                    or K.is_complex(value):
+                return None
+            slots.append((index, position))
+    return slots
 
 
 def _listed(value: Any) -> list[Any]:
