@@ -24,6 +24,11 @@ Sections:
   compiled XLA executable alone, and the executable's fused kernels.
 - ``per_call``: the 8-qubit TFIM energy and gradient on NumPy (``energy_gradient`` 8): the call
   against building its circuit alone (108 gates, Python per gate).
+- ``host_callback``: a ``jax.jit`` program whose only work is a host callback handing back a
+  ready 2^22- or 2^24-entry array (a 22-qubit state, a 12-qubit density matrix): what a JAX row
+  taken from NumPy pays over NumPy's own call, against a plain NumPy copy of the array.
+- ``permutations``: the 12-qubit noisy density matrix's output permutation (24 legs, 256 MiB): one
+  NumPy transpose, the two passes of ``tyxonq.numerics.moves``, PyTorch's and XLA's.
 
 Writes ``.json`` and ``.txt`` (one line per measurement); the rows of sections not run are kept.
 """
@@ -44,7 +49,7 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_touch", "jax_programs",
-            "per_call")
+            "per_call", "host_callback", "permutations")
 
 
 def best(call: Callable[[], Any], repeat: int = 5) -> float:
@@ -326,6 +331,63 @@ def first_touch() -> list[dict]:
         rows.append({"section": "first_touch", "what": f"{mib} MiB, fresh process", **{
             f"{key}_s": value for key, value in parts.items()}})
     return rows
+
+
+def host_callback() -> list[dict]:
+    """A compiled program that only calls the host back for a ready array, against copying it
+    (the allocator set as tyxonq sets it: unset, glibc hands back and faults in every 256 MiB
+    buffer, 185 ms a call)."""
+    import jax
+
+    from tyxonq.numerics.allocator import prime_allocator
+
+    prime_allocator()
+    jax.config.update("jax_enable_x64", True)
+    return [_host_callback_row(jax, log_entries) for log_entries in (22, 24)]
+
+
+def _host_callback_row(jax: Any, log_entries: int) -> dict:
+    ready = np.full(2 ** log_entries, 0.5 + 0.5j)
+    shape = jax.ShapeDtypeStruct(ready.shape, ready.dtype)
+    program = jax.jit(lambda x: jax.pure_callback(lambda _: ready, shape, x))
+    angle = jax.numpy.zeros(())
+    return {"section": "host_callback", "what": f"2^{log_entries} entries ({ready.nbytes >> 20} MiB)",
+            "callback_s": best(lambda: program(angle).block_until_ready()), "numpy_copy_s": best(ready.copy)}
+
+
+#: the 12-qubit noisy density matrix's output permutation (its contraction's last leg order)
+DENSITY_PERMUTATION = (13, 15, 17, 21, 18, 22, 10, 7, 9, 5, 3, 0, 12, 14, 16, 20, 19, 23, 11, 6, 8, 4, 2, 1)
+
+
+def permutations() -> list[dict]:
+    """One 24-leg, 256 MiB permutation: NumPy in one transpose and in two passes, PyTorch (two
+    passes), XLA (one transpose: it fuses two back into one)."""
+    import jax
+    import torch
+
+    from tyxonq.numerics import get_backend, use_backend
+    from tyxonq.numerics.moves import permutation_moves, permute
+
+    jax.config.update("jax_enable_x64", True)
+    legs = tuple(range(24))
+    sizes = dict.fromkeys(legs, 2)
+    array = np.full((2,) * 24, 0.5 + 0.5j)
+    moves = permutation_moves(legs, DENSITY_PERMUTATION, sizes, max_ndim=32)
+    tensor = torch.from_numpy(array)
+    def two_passes(name: str, values: Any) -> float:
+        with use_backend(name):
+            K = get_backend()
+            return best(lambda: K.reshape(permute(K, values, moves), (-1,)), 3)
+
+    staged = {"numpy": two_passes("numpy", array), "pytorch": two_passes("pytorch", tensor)}
+    transposed = jax.jit(lambda x: jax.numpy.transpose(x, DENSITY_PERMUTATION).reshape(-1))
+    on_device = jax.numpy.asarray(array)
+    return [{"section": "permutations", "what": "24 legs, 256 MiB (12-qubit density matrix)",
+             "numpy_one_pass_s": best(lambda: np.ascontiguousarray(array.transpose(DENSITY_PERMUTATION)), 3),
+             "numpy_two_passes_s": staged["numpy"], "numpy_copy_s": best(array.copy, 3),
+             "pytorch_one_pass_s": best(lambda: tensor.permute(DENSITY_PERMUTATION).contiguous(), 3),
+             "pytorch_two_passes_s": staged["pytorch"],
+             "xla_s": best(lambda: transposed(on_device).block_until_ready(), 3)}]
 
 
 def _line(row: dict) -> str:

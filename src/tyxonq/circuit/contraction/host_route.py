@@ -126,15 +126,19 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
         bound = with_angles_at(operations, slots, [float(value) for value in values])
         with use_backend(twin):
             results = contract(twin, bound, host_inputs, host_requests)
-        return np.concatenate([np.asarray(twin.to_numpy(result)).reshape(-1) for result in results])
+        flat = [np.asarray(twin.to_numpy(result)).reshape(-1) for result in results]
+        return flat[0] if len(flat) == 1 else np.concatenate(flat)  # one result: no copy
 
     def traced(values: Any) -> Any:
         bound = with_angles_at(operations, slots, [values[i] for i in range(len(slots))])
-        return K.concatenate([K.reshape(result, (-1,)) for result in contract(K, bound, inputs, requests)])
+        flat = [K.reshape(result, (-1,)) for result in contract(K, bound, inputs, requests)]
+        return flat[0] if len(flat) == 1 else K.concatenate(flat)
 
     angles = K.stack([K.real(operations[k].params[j]) for k, j in slots]) if slots \
         else K.zeros((0,), K.real_dtype)
     flat = K.host_computed(on_host, traced, angles, (sum(sizes),), K.dtype)
+    if len(requests) == 1:
+        return [K.reshape(flat, shapes[0])]
     starts = np.cumsum([0] + sizes)
     return [K.reshape(flat[start:start + size], shape) for start, size, shape in zip(starts, sizes, shapes)]
 
