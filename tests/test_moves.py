@@ -39,7 +39,8 @@ def permuted(K, sizes, target, max_ndim):
 def test_moves_permute_as_numpys_transpose_within_the_dimension_limit(permutation, max_ndim, staged_from,
                                                                       inner):
     """Direct, run-by-run and two-pass moves all give the transpose, with at most ``max_ndim``
-    dimensions a move; two passes only from ``STAGED_MIN_SIZE`` entries, the second keeping the
+    dimensions a move; two passes only from ``STAGED_MIN_SIZE`` entries where both innermost runs
+    (the tensor's and the target's) are shorter than ``INNER_BLOCK``, the second pass keeping the
     target's innermost ``INNER_BLOCK`` entries (or all, when fewer) in place."""
     sizes, target = permutation
     legs = tuple(sizes)
@@ -50,10 +51,10 @@ def test_moves_permute_as_numpys_transpose_within_the_dimension_limit(permutatio
         planned = permutation_moves(legs, target, sizes, max_ndim)
     np.testing.assert_array_equal(found, expected)
     assert all(len(shape) <= max_ndim and sorted(axes) == list(range(len(shape))) for shape, axes in planned)
-    runs, _ = moves._runs(legs, target, sizes)
+    runs, order = moves._runs(legs, target, sizes)
     if len(planned) == 2 and len(runs) <= max_ndim:
         total = math.prod(sizes.values())
-        assert total >= staged_from
+        assert total >= staged_from and max(runs[-1], runs[order[-1]]) < inner
         shape, axes = planned[1]
         assert axes[-1] == len(shape) - 1 and shape[-1] >= min(inner, total)
 
