@@ -208,3 +208,14 @@ def test_hosted_programs_differentiate_and_map_in_the_program(hosting):
         reverse = float(loss(K.asarray(angles[::-1])))
     np.testing.assert_allclose(K.to_numpy(grad), numeric, atol=1e-7)
     np.testing.assert_allclose(K.to_numpy(mapped), [float(value), reverse], atol=1e-12)
+
+
+def test_from_the_hosting_size_a_state_comes_from_the_host_whatever_the_rates(hosting):
+    """Rates that make the compiled contraction cheaper decide only below
+    ``host_program_entries``: a 6-qubit state (2^6 amplitudes) comes from the host's own route."""
+    K, n, angles = hosting, 6, np.linspace(-1.2, 0.9, 13)
+    tq.set_machine_rates(COMPILED_CHEAP)
+    with tq.use_backend(K):
+        compiled = K.to_numpy(jax.jit(lambda a: ladder(n, a).state())(K.asarray(angles)))
+    assert K.host_calls == [(2 ** n,)]
+    np.testing.assert_allclose(compiled, reference_state(n, operations(n, angles)), atol=1e-12)

@@ -40,7 +40,8 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     mapped (``vmap``: the compiled contraction runs the batch in one program, a host callback its
     members one after another), the device is not the host's, a distributed run shares the work,
     an input state, a matrix or a complex angle is traced, or the compiled contraction is
-    cheaper)."""
+    estimated cheaper: below :meth:`~tyxonq.numerics.protocol.ArrayBackend.host_program_entries`
+    amplitudes only, where the rates decide)."""
     if not K.compiling() or K.differentiating() or K.batching() or K.capabilities.device != "cpu" \
             or communicator().size > 1:
         return None  # differentiated: the contraction's derivatives need its trace anyway; batched:
@@ -55,8 +56,8 @@ def host_state(circuit: Any, K: ArrayBackend, swept: bool) -> Any | None:
     if slots is None or (inputs is not None and not K.host_readable(inputs)):
         return None
     n = circuit.num_qubits
-    if not _host_chosen(circuit, K, twin, n, operations, swept):
-        return None
+    if 2 ** n < K.host_program_entries() and not _host_chosen(circuit, K, twin, n, operations, swept):
+        return None  # from host_program_entries() the host, whatever the rates (as every contraction)
     # the host's circuit, built once: each call binds the angles by with_parameters (its plans
     # found by structure key, nothing rebuilt or hashed again)
     positions = [(k, j) for k, op in enumerate(operations) if op.has_angles for j in range(len(op.params))]
