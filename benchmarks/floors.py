@@ -91,7 +91,6 @@ def _jax_state_row(n: int) -> dict:
     from specs import make_spec
 
     import tyxonq as tq
-    from tyxonq.circuit import host_state
 
     spec = make_spec("statevector", n)
 
@@ -101,19 +100,15 @@ def _jax_state_row(n: int) -> dict:
     with tq.use_backend("numpy"):
         fixed = tq.templates.rotation_ladder(n, spec.params, spec.layers)
         fixed.state()
-    chosen = host_state._host_chosen
     with tq.use_backend("jax") as K:
         angles = K.asarray(spec.params)
         K.host_program_entries = lambda: float("inf")  # XLA's own contraction, at every size
         contraction = jax.jit(lambda a: state(a, "contraction"))
         contraction(angles).block_until_ready()
+        K.host_program_entries = lambda: 1.0  # the host route, at every size
+        host = jax.jit(state)
+        host(angles).block_until_ready()
         del K.host_program_entries
-        host_state._host_chosen = lambda *args: True  # noqa: E731 (this row's pin: the host route)
-        try:
-            host = jax.jit(state)
-            host(angles).block_until_ready()
-        finally:
-            host_state._host_chosen = chosen
     times: dict[str, list[float]] = {"numpy": [], "jax_contraction": [], "jax_host": []}
     for _ in range(2):  # interleaved
         with tq.use_backend("numpy"):

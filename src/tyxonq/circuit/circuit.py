@@ -108,8 +108,8 @@ class Circuit(CircuitBase):
         ``method``: ``"sweep"`` applies fused blocks of gates to a state vector
         (:mod:`tyxonq.circuit.statevector.sweep`), ``"contraction"`` contracts the circuit's tensor network
         along its cached path; ``"auto"`` sweeps up to :data:`SWEEP_MAX_QUBITS` qubits, and in a
-        program JAX compiles on the CPU takes the state from NumPy's sweep where this machine's
-        rates make that faster than the compiled contraction (:mod:`tyxonq.circuit.host_state`).
+        program JAX compiles on the CPU takes a state of ``K.host_program_entries()`` amplitudes or
+        more (2^22) from NumPy, which contracts it faster than XLA (:mod:`tyxonq.circuit.host_state`).
         All are exact; they differ only in speed.
 
         Examples
@@ -140,7 +140,7 @@ class Circuit(CircuitBase):
                 record("sweep", qubits=n)
                 return placeholder(K, (2 ** n,))
             return sweep_state(K, n, ops, self.input_state(K))
-        if automatic and ops and (state := host_state(self, K, n <= SWEEP_MAX_QUBITS)) is not None:
+        if automatic and ops and (state := host_state(self, K)) is not None:
             return state
         return self._evaluate(("state",), lambda: state_network(n, ops, given), (2 ** n,),
                               "state()")
