@@ -2,7 +2,8 @@
 what a row cannot go below with the method it uses, on this machine, in one process.
 
     PYTHONPATH=src python benchmarks/floors.py [--sections xla_products jax_states first_states
-        first_call_parts first_touch jax_programs per_call] [--output benchmarks/results/floors.json]
+        first_call_parts first_touch jax_programs per_call host_callback permutations]
+        [--output benchmarks/results/floors.json]
 
 Sections:
 
@@ -363,7 +364,7 @@ def permutations() -> list[dict]:
     import jax
     import torch
 
-    from tyxonq.numerics import get_backend, use_backend
+    from tyxonq.numerics import use_backend
     from tyxonq.numerics.moves import permutation_moves, permute
 
     jax.config.update("jax_enable_x64", True)
@@ -372,9 +373,9 @@ def permutations() -> list[dict]:
     array = np.full((2,) * 24, 0.5 + 0.5j)
     moves = permutation_moves(legs, DENSITY_PERMUTATION, sizes, max_ndim=32)
     tensor = torch.from_numpy(array)
+
     def two_passes(name: str, values: Any) -> float:
-        with use_backend(name):
-            K = get_backend()
+        with use_backend(name) as K:
             return best(lambda: K.reshape(permute(K, values, moves), (-1,)), 3)
 
     staged = {"numpy": two_passes("numpy", array), "pytorch": two_passes("pytorch", tensor)}

@@ -46,26 +46,38 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     limit = K.host_twin_entries()
     if any(request.network_plan.plan.largest_tensor_size > limit for request in requests):
         return None
-    def readable(value: Any) -> bool:  # Kraus operators may come as a list of arrays
-        if isinstance(value, (list, tuple)):
-            return all(map(readable, value))
-        return K.host_readable(value)
-
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
     for index, op in enumerate(operations):
-        if op.channel is not None and not readable(op.channel.operators):
+        if op.channel is not None and not _readable(K, op.channel.operators):
             return None
         if op.gate == "unitary":
-            if not readable(op.params[0]):
+            if not _readable(K, op.params[0]):
                 return None
             continue
         for position, value in enumerate(op.params):
             if type(value) is not float:
-                if not readable(value):
+                if not _readable(K, value):
                     return None
                 if K.is_array(value):
                     arrays.append((index, position))
-    if inputs is not None and not readable(inputs):
+    if (moved := _moved(K, twin, inputs, requests)) is None:
+        return None
+    return twin, _float_angles(K, operations, arrays), *moved
+
+
+def _readable(K: ArrayBackend, value: Any) -> bool:
+    """Whether ``value`` (Kraus operators may come as a list of arrays) is readable on the host."""
+    if isinstance(value, (list, tuple)):
+        return all(_readable(K, item) for item in value)
+    return K.host_readable(value)
+
+
+def _moved(K: ArrayBackend, twin: ArrayBackend, inputs: Any,
+           requests: Sequence[Any]) -> tuple[Any, list[Any]] | None:
+    """``inputs`` and ``requests`` with their arrays (input state, observables' operators) on the
+    host twin, each array moved once; ``None`` where one is not readable on the host."""
+    if (inputs is not None and not _readable(K, inputs)) \
+            or not all(_readable(K, operator) for request in requests for operator in request.operators):
         return None
     moved: dict[int, Any] = {}
 
@@ -74,11 +86,8 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
             moved[id(array)] = twin.asarray(K.to_numpy(array))
         return moved[id(array)]
 
-    for request in requests:
-        if not all(readable(operator) for operator in request.operators):
-            return None
     host_requests = [replace(request, operators=[host(o) for o in request.operators]) for request in requests]
-    return twin, _float_angles(K, operations, arrays), None if inputs is None else host(inputs), host_requests
+    return None if inputs is None else host(inputs), host_requests
 
 
 def _float_angles(K: ArrayBackend, operations: Sequence[Operation],
@@ -109,16 +118,12 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
     if all(request.network_plan.plan.largest_tensor_size < limit for request in requests):
         return None
     twin = K.host_twin()
-    if twin is K or (inputs is not None and not K.host_readable(inputs)):
-        return None
     slots = angle_slots(K, operations)
-    if slots is None or not all(K.host_readable(o) for op in operations if op.channel is not None
-                                for o in _listed(op.channel.operators)) \
-            or not all(K.host_readable(o) for request in requests for o in request.operators):
+    if twin is K or slots is None \
+            or not all(_readable(K, op.channel.operators) for op in operations if op.channel is not None) \
+            or (moved := _moved(K, twin, inputs, requests)) is None:
         return None
-    host_inputs = None if inputs is None else twin.asarray(K.to_numpy(inputs))
-    host_requests = [replace(request, operators=[twin.asarray(K.to_numpy(o)) for o in request.operators])
-                     for request in requests]
+    host_inputs, host_requests = moved
     shapes = [tuple(request.network_plan.output_shape) for request in requests]
     sizes = [int(np.prod(shape)) for shape in shapes]
 
@@ -165,7 +170,3 @@ def angle_slots(K: ArrayBackend, operations: Sequence[Operation]) -> list[tuple[
                 return None
             slots.append((index, position))
     return slots
-
-
-def _listed(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
