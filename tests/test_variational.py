@@ -169,8 +169,8 @@ def test_constants_first_made_inside_a_jax_trace_do_not_leak_into_later_traces()
 
 @pytest.mark.parametrize("method", ["adam", "sgd"])
 def test_first_order_trajectories_agree_on_every_backend(method):
-    """One update rule in backend arrays: compiled whole on JAX, eager on NumPy and the
-    cuPyNumeric logic, torch.optim on PyTorch; the iterates agree."""
+    """One update rule in backend arrays: compiled whole on JAX, eager on NumPy, the cuPyNumeric
+    logic and PyTorch; the iterates agree, and PyTorch's equal torch.optim's."""
     _, energy, size = tfim_energy()
     x0 = np.random.default_rng(4).uniform(-0.5, 0.5, size)
     runs = {}
@@ -178,6 +178,17 @@ def test_first_order_trajectories_agree_on_every_backend(method):
         with tq.use_backend(make_backend(name)):
             runs[name] = tq.optimize.minimize(energy, x0, method=method, maxiter=40, tol=0.0,
                                               learning_rate=0.05, progress=False).history_fun
+    with tq.use_backend(make_backend("pytorch")) as T:  # torch.optim's own loop, the reference
+        torch = T.torch
+        params = torch.tensor(x0, dtype=torch.float64)
+        optimizer = (torch.optim.Adam if method == "adam" else torch.optim.SGD)([params], lr=0.05)
+        evaluate = tq.value_and_grad(energy)
+        runs["torch.optim"] = []
+        for _ in range(40):
+            value, gradient = evaluate(params)
+            params.grad = gradient.detach().clone()
+            optimizer.step()
+            runs["torch.optim"].append(float(value))
     for name, history in runs.items():
         np.testing.assert_allclose(history, runs["numpy"], atol=1e-10, err_msg=name)
 

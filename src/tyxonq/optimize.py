@@ -1,4 +1,4 @@
-"""Minimising variational objectives: a thin layer over ``torch.optim``, ``scipy.optimize`` and Adam.
+"""Minimising variational objectives: Adam and SGD in backend arrays, a thin layer over scipy's.
 
 ``tq.optimize.minimize(objective, x0, method=...)`` differentiates the objective with
 :func:`tyxonq.value_and_grad` (autograd on PyTorch and JAX, exact adjoint gradients on NumPy and
@@ -6,8 +6,9 @@ cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy
 progress bar on long runs (:func:`tyxonq.set_progress`; ``progress=False`` turns it off) and stops when
 the energy changes by less than ``tol`` (or the method's own criterion).
 
-Methods: ``"adam"`` and ``"sgd"`` (``torch.optim`` on PyTorch; elsewhere one update rule in
-backend arrays, compiled together with the gradient on JAX); ``"qng"``, the quantum natural
+Methods: ``"adam"`` and ``"sgd"`` (one update rule in backend arrays on every backend, compiled
+together with the gradient on JAX; the arithmetic of ``torch.optim.Adam``, whose constructor
+would import ``torch._dynamo``, 1.8 s on a first run); ``"qng"``, the quantum natural
 gradient (steps ``-lr (g + lam I)^-1 grad`` with the Fubini-Study metric ``g`` of the state a
 ``circuit`` function prepares, :func:`tyxonq.fubini_study_metric`); ``"newton"``, a trust-region
 Newton method with the exact Hessian (:func:`tyxonq.hessian`; scipy's ``trust-exact``, which
@@ -322,10 +323,6 @@ def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, m
             maxiter, tol, progress, options or {},
             lambda x: np.asarray(K.to_numpy(second(K.asarray(x, K.real_dtype))), dtype=np.float64))
     if method_name in FIRST_ORDER_METHODS:
-        if K.name == "pytorch":
-            evaluate = made("evaluate", gradient)
-            return lambda result, done: loop(
-                _torch_optimizer(K, evaluate, x0, method_name, learning_rate), result, done, name=method_name)
         step = made(("step", method_name, learning_rate),
                     lambda: _first_order_step(K, gradient(), method_name, learning_rate))
         return lambda result, done: loop(_stepped_first_order(K, step, x0), result, done, name=method_name)
@@ -442,24 +439,6 @@ def _stepped_first_order(K: ArrayBackend, step: Callable, x0: np.ndarray) -> tup
         return float(K.to_numpy(value))
 
     return advance, lambda: np.array(K.to_numpy(state[0]), dtype=np.float64)
-
-
-def _torch_optimizer(K: ArrayBackend, evaluate: Callable, x0: np.ndarray, method: str,
-                     learning_rate: float) -> tuple[Callable, Callable]:
-    """``(step, current)`` for :func:`_first_order_loop` through ``torch.optim``."""
-    torch = K.torch
-    params = K.asarray(x0.copy(), K.real_dtype).clone()
-    optimizer_class = torch.optim.Adam if method == "adam" else torch.optim.SGD
-    optimizer = optimizer_class([params], lr=learning_rate)
-
-    def step() -> float:
-        value, gradient = evaluate(params)
-        optimizer.zero_grad()
-        params.grad = K.detach(gradient).clone()
-        optimizer.step()
-        return float(K.to_numpy(value))
-
-    return step, lambda: K.to_numpy(params).copy()
 
 
 def _checked_metric(objective: Callable, circuit: Callable | None, approximation: str | None) -> Callable:
