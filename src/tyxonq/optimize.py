@@ -1,4 +1,4 @@
-"""Minimising variational objectives: Adam and SGD in backend arrays, a thin layer over scipy's.
+"""Minimising variational objectives: Adam and SGD in backend arrays, and scipy.optimize's methods.
 
 ``tq.optimize.minimize(objective, x0, method=...)`` differentiates the objective with
 :func:`tyxonq.value_and_grad` (autograd on PyTorch and JAX, exact adjoint gradients on NumPy and
