@@ -9,6 +9,7 @@ import numpy as np
 
 from .array_module import NUMPY_MAX_NDIM, ArrayModuleBackend
 from .capabilities import BackendCapabilities
+from .direct_svd import reduced_svd
 
 __all__ = ["NumpyBackend"]
 
@@ -39,6 +40,14 @@ class NumpyBackend(ArrayModuleBackend):
             sparse_products=importlib.util.find_spec("scipy") is not None,
         )
         super().__init__(np, capabilities, dtype=dtype, seed=seed)
+
+    def svd(self, a: Any, full_matrices: bool = False) -> tuple[Any, Any, Any]:
+        """NumPy's SVD; a reduced one of a matrix through NumPy's SVD ufunc directly
+        (:func:`~tyxonq.numerics.direct_svd.reduced_svd`: ``numpy.linalg.svd``'s wrapper costs
+        as much as a small decomposition)."""
+        if full_matrices:
+            return tuple(np.linalg.svd(a, full_matrices=True))
+        return reduced_svd(a)
 
     def writes_in_place(self, array: Any) -> bool:
         return isinstance(array, np.ndarray) and array.flags.writeable

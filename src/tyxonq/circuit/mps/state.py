@@ -15,6 +15,7 @@ dimensions (cuPyNumeric's limit is 6).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -40,6 +41,7 @@ class Truncation:
     rounding: float  # singular values below rounding * s_max * size are noise: always dropped
     discarded: list = field(default_factory=list)
     blind: bool = False  # the last rank was chosen without reading the values (inside jit)
+    kept: float = 0.0  # the last truncation's kept weight (sum of kept squared values)
 
     def rank(self, values: np.ndarray | None, k: int) -> int:
         """How many of the ``k`` singular values (host, descending; ``None`` under ``jit``) to
@@ -66,6 +68,7 @@ class Truncation:
             keep = min(keep, smallest)
             if keep < signal:  # a truncation (dropping noise is not one)
                 self.discarded.append(sum(squares[keep:]) / total)
+                self.kept = sum(squares[:keep])
         return keep
 
 
@@ -192,8 +195,10 @@ class MPSState:
         u, w, values = K.svd_split(matrix, self.truncation.rank)
         cut = len(self.truncation.discarded) > before
         blind_cut = self.truncation.blind and K.shape(u)[1] < K.shape(values)[0]
-        if cut or blind_cut:
-            w = w / K.sqrt(K.sum(K.abs(w) ** 2))  # the state keeps norm 1
+        if cut and not K.needs_gradient(w):  # the state keeps norm 1: |W_r|^2 is the kept weight
+            w = w * (1.0 / math.sqrt(self.truncation.kept))
+        elif cut or blind_cut:  # differentiated (or inside jit): the norm of the array itself
+            w = w / K.sqrt(K.sum(K.abs(w) ** 2))
             if blind_cut:  # inside jit: the weight cut, as a backend scalar
                 squares = K.abs(values) ** 2
                 self.truncation.discarded.append(
