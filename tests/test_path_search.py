@@ -207,6 +207,32 @@ def test_a_search_without_cotengra_keeps_its_greedy_trials(monkeypatch):
     assert paths.path_cost(inputs, output, sizes, path) < math.inf and len(path) == len(inputs) - 1
 
 
+def _searched_seconds(monkeypatch, known_cost):
+    """The trial time a rate-stopped search of a 16-qubit ladder state spends, given the cost of
+    the path in hand (counted as the search counts it)."""
+    inputs, output, sizes = ladder_network(16, 4)
+    chunks = []
+    run = GreedySearch.run
+    monkeypatch.setattr(GreedySearch, "run", lambda self, chunk: chunks.append(chunk) or run(self, chunk))
+    rate = paths.CONTRACTION_RATE / paths.EAGER_SEARCH_FRACTION
+    path = paths.cotengra_path(inputs, output, sizes, rate=rate, known_cost=known_cost)
+    assert len(path) == len(inputs) - 1
+    return sum(chunks) * paths.trial_seconds(len(inputs), partition=False)
+
+
+def test_a_search_that_cannot_beat_the_path_in_hand_stops_after_its_probation(monkeypatch):
+    """Behind the cheap paths' cost (here: 1, unbeatable) a search stops once it has searched
+    PROBATION_SECONDS; one that beats the path in hand (growing the state gate by gate) runs its
+    whole floor."""
+    inputs, output, sizes = ladder_network(16, 4)
+    growing = paths.path_cost(inputs, output, sizes, paths.growing_path(inputs, output, sizes))
+    behind = _searched_seconds(monkeypatch, known_cost=1.0)
+    ahead = _searched_seconds(monkeypatch, known_cost=growing)
+    chunk = 4 * paths.trial_seconds(len(ladder_network(16, 4)[0]), partition=False)
+    assert paths.PROBATION_SECONDS < behind <= paths.PROBATION_SECONDS + chunk
+    assert paths.MIN_SEARCH_SECONDS < ahead <= paths.MIN_SEARCH_SECONDS + chunk
+
+
 @st.composite
 def small_networks(draw):
     """Up to 12 tensors on up to 14 legs of sizes 2 or 4 (each leg on 1-3 tensors), some open."""

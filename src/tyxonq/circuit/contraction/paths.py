@@ -121,6 +121,14 @@ THOROUGH_REPEATS = 512
 #: longer than KAHYPAR_ABOVE_SECONDS to contract.
 MIN_SEARCH_SECONDS = 0.25
 KAHYPAR_ABOVE_SECONDS = 1.0
+#: A search that has not beaten the cheap paths (greedy, growing, min-fill elimination) after this
+#: long (scaled as the floor is) and its rate budget stops there instead of at the floor: it rarely
+#: does later. Measured on the suite's searched networks (best of the search over the cheap paths'
+#: cost, at 64 chunks of trials): the 10-qubit noisy energy's 1.55, the 12-qubit noisy density
+#: matrix's 1.56, the 36-qubit lattice's three 1.7-2.4 (min-fill elimination wins each: 0.25 s of
+#: search for nothing, per network); the 16-, 20- and 22-qubit states' searches beat their cheap
+#: paths within 2, 1 and 2 chunks (of 4 trials) and keep the whole floor.
+PROBATION_SECONDS = MIN_SEARCH_SECONDS / 4
 #: A thorough search (its rate THOROUGH_SLOWDOWN times lower) adds the partitions, and searches
 #: THOROUGH_SLOWDOWN times the floor, above this: a 20-qubit state (0.77 s here) kept its
 #: partitioned path (78 ms a call compiled; 94 ms from greedy trials alone), while a 10-qubit
@@ -249,7 +257,9 @@ def cotengra_path(inputs: Sequence[set], output: set, size_dict: dict, memory_li
     greedy trials for expensive contractions (whose ``known_cost``, the cost of a path already in
     hand, over ``rate`` exceeds :data:`KAHYPAR_ABOVE_SECONDS`, or a thorough search's
     :data:`THOROUGH_KAHYPAR_ABOVE_SECONDS`); a thorough search with them also scales its floor up
-    by the ratio. Cheaper ones get fast greedy trials only, for the unscaled floor. For a longer
+    by the ratio. Cheaper ones get fast greedy trials only, for the unscaled floor. A search whose
+    best is still costlier than ``known_cost`` after :data:`PROBATION_SECONDS` (scaled as the
+    floor) and its rate budget stops there. For a longer
     search pass a callable of your own to :func:`~tyxonq.set_contractor`.
     """
     with seeded_randomness():
@@ -311,7 +321,9 @@ def _hyper_search(inputs: Sequence[set], output: set, size_dict: dict, memory_li
             report.advance(chunk, best_log10_cost=round(math.log10(max(best_cost, 1.0)), 2))
             floor = MIN_SEARCH_SECONDS * (scale if partition else 1)
             enough = spent > floor and spent > best_cost / rate if rate is not None else True
-            if enough or spent > MAX_SEARCH_SECONDS * scale:
+            behind = rate is not None and best_cost > known_cost and spent > floor * PROBATION_SECONDS \
+                / MIN_SEARCH_SECONDS and spent > known_cost / rate  # see PROBATION_SECONDS
+            if enough or behind or spent > MAX_SEARCH_SECONDS * scale:
                 break
     return best
 
