@@ -6,9 +6,10 @@ cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy
 progress bar on long runs (:func:`tyxonq.set_progress`; ``progress=False`` turns it off) and stops when
 the energy changes by less than ``tol`` (or the method's own criterion).
 
-Methods: ``"adam"`` and ``"sgd"`` (one update rule in backend arrays on every backend, compiled
-together with the gradient on JAX; the arithmetic of ``torch.optim.Adam``, whose constructor
-would import ``torch._dynamo``, 1.8 s on a first run); ``"qng"``, the quantum natural
+Methods: ``"adam"`` and ``"sgd"`` (one update rule, the arithmetic of ``torch.optim.Adam``:
+compiled together with the gradient on JAX, on the host twin's arrays elsewhere, NumPy's for CPU
+tensors; ``torch.optim.Adam`` itself would import ``torch._dynamo``, 1.8 s on a first run);
+``"qng"``, the quantum natural
 gradient (steps ``-lr (g + lam I)^-1 grad`` with the Fubini-Study metric ``g`` of the state a
 ``circuit`` function prepares, :func:`tyxonq.fubini_study_metric`); ``"newton"``, a trust-region
 Newton method with the exact Hessian (:func:`tyxonq.hessian`; scipy's ``trust-exact``, which
@@ -424,7 +425,7 @@ def _first_order_step(K: ArrayBackend, evaluate: Callable, method: str, learning
             value, gradient = evaluate(x)
         else:
             value, gradient = evaluate(K.asarray(H.to_numpy(x), K.real_dtype))
-            gradient = H.asarray(K.to_numpy(gradient), H.real_dtype)
+            value, gradient = (H.asarray(K.to_numpy(array), H.real_dtype) for array in (value, gradient))
         if method == "sgd":
             return x - learning_rate * gradient, first, second, value
         first = beta1 * first + (1 - beta1) * gradient

@@ -6,9 +6,9 @@ matrix-product state splits (8 x 16 complex), of which a 100-qubit quench splits
 thousand a call. :func:`reduced_svd` calls the same generalised ufunc NumPy's function calls
 (LAPACK's ``gesdd``; ``numpy.linalg._umath_linalg``: ``svd_s`` from NumPy 2, ``svd_m_s`` and
 ``svd_n_s`` before) as it calls it (single precision computed in double and cast back), so the
-factors are NumPy's to the bit; stacked, empty and non-float arrays,
-and a decomposition that did not converge (NaN factors: NumPy then raises its
-``LinAlgError``), go through ``numpy.linalg.svd``.
+factors are NumPy's to the bit. Stacked, empty and non-float arrays, and a decomposition that did
+not converge (NaN factors: NumPy then raises its ``LinAlgError``), go through
+``numpy.linalg.svd``.
 """
 
 from __future__ import annotations
