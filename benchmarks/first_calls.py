@@ -19,6 +19,7 @@ row (``.json`` and ``.txt``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -50,17 +51,17 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[list[dict]] = [[] for _ in range(passes)]  # the first processes', then the second's
     references = ["--reference-dir", args.reference_dir] if args.reference_dir else []
     for engine in args.engines:
-        for index in range(passes):
-            if index < args.first_runs:  # a fresh cache for every first process; the second reuses the last
-                cache = tempfile.TemporaryDirectory(prefix="tyxonq-cache-")
-                os.environ["TYXONQ_PERSISTENT_CACHE"] = cache.name  # inherited by every engine process
-            target = output.with_name(f"{output.stem}_pass{index}.json")
-            run.main(["--engines", engine, "--workloads", *args.workloads, "--repeat", str(args.repeat),
-                      "--timeout", str(args.timeout), "--output", str(target), *references])
-            runs[index] += json.loads(target.read_text())["results"]
-            target.unlink()
-            target.with_suffix(".txt").unlink()
-        cache.cleanup()
+        with contextlib.ExitStack() as caches:
+            for index in range(passes):
+                if index < args.first_runs:  # a fresh cache per first process; the second reuses the last
+                    cache = caches.enter_context(tempfile.TemporaryDirectory(prefix="tyxonq-cache-"))
+                    os.environ["TYXONQ_PERSISTENT_CACHE"] = cache  # inherited by every engine process
+                target = output.with_name(f"{output.stem}_pass{index}.json")
+                run.main(["--engines", engine, "--workloads", *args.workloads, "--repeat", str(args.repeat),
+                          "--timeout", str(args.timeout), "--output", str(target), *references])
+                runs[index] += json.loads(target.read_text())["results"]
+                target.unlink()
+                target.with_suffix(".txt").unlink()
     rows = []
     for records in zip(*runs):
         if any(record.get("status") != "ok" for record in records):

@@ -161,6 +161,7 @@ import json, sys, time
 sys.path.insert(0, {here!r})
 import tyxonq as tq
 import tyxonq_engine
+from measure import first_and_steady
 from specs import make_spec
 from tyxonq.circuit import calibration
 from tyxonq.circuit.contraction import network, paths, plan, route_costs
@@ -192,13 +193,8 @@ timed(plan, "_build_plan", "plans (all)")
 tq.set_backend("numpy")
 spec = make_spec({workload!r}, {n})
 run, _ = tyxonq_engine.build(spec, "numpy")
-start = time.perf_counter()
-run()
-first = time.perf_counter() - start
-times = []
-for _ in range(3):
-    start = time.perf_counter(); run(); times.append(time.perf_counter() - start)
-print(json.dumps(dict(first=first, steady=min(times), spent=spent, counts=counts)))
+first, steady = first_and_steady(run)
+print(json.dumps(dict(first=first, steady=steady, spent=spent, counts=counts)))
 """
 
 #: the rows whose first call misses "within 0.5 s of steady", broken into parts

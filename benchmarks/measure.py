@@ -20,10 +20,24 @@ import pathlib
 import statistics
 import sys
 import time
+from typing import Callable
 
 HERE = pathlib.Path(__file__).resolve().parent
 #: stop repeating once the timed repetitions have taken this long (at least one always runs)
 REPEAT_BUDGET_S = 120.0
+
+
+def first_and_steady(run: Callable[[], object], repeat: int = 3) -> tuple[float, float]:
+    """``(first call, fastest of repeat later calls)`` of ``run``, in seconds."""
+    start = time.perf_counter()
+    run()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return first, min(times)
 
 
 def pin_cpus(threads: int) -> None:

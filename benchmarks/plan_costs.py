@@ -26,10 +26,11 @@ sys.path.insert(0, str(HERE))
 from specs import SIZES, WORKLOADS  # noqa: E402
 
 _ROW = """
-import json, math, sys, time
+import json, math, sys
 sys.path.insert(0, {here!r})
 import tyxonq as tq
 import tyxonq_engine
+from measure import first_and_steady
 from specs import make_spec
 from tyxonq.circuit.contraction import contractor, paths
 
@@ -44,15 +45,10 @@ def recorded(self, inputs, output, size_dict, thorough=False):
 contractor.Contractor.find_path = recorded
 tq.set_backend({backend!r})
 run, _ = tyxonq_engine.build(make_spec({workload!r}, {n}), {backend!r})
-start = time.perf_counter()
-run()
-first = time.perf_counter() - start
-times = []
-for _ in range(3):
-    start = time.perf_counter(); run(); times.append(time.perf_counter() - start)
+first, steady = first_and_steady(run)
 print(json.dumps(dict(plans=len(costs), cost_sum=sum(costs),
                       max_log10_cost=round(math.log10(max(costs)), 4) if costs else 0.0,
-                      first_s=first, steady_s=min(times))))
+                      first_s=first, steady_s=steady)))
 """
 
 #: rows that plan no contraction by default (MPS, the reversible circuit's basis route, state-vector

@@ -411,14 +411,13 @@ ADAM_BETAS, ADAM_EPSILON = (0.9, 0.999), 1e-8
 
 
 def _first_order_step(K: ArrayBackend, evaluate: Callable, method: str, learning_rate: float,
-                      host: ArrayBackend | None = None) -> Callable:
+                      H: ArrayBackend) -> Callable:
     """``step(x, first, second, count) -> (x, first, second, value)``: one Adam or SGD update
-    (textbook Adam, as ``torch.optim.Adam``) in ``host``'s arrays, ``evaluate`` called on
-    ``K``'s: compiled as a whole where ``host`` is ``K`` (JAX); an eager backend's host twin
+    (textbook Adam, as ``torch.optim.Adam``) in ``H``'s arrays, ``evaluate`` called on
+    ``K``'s: compiled as a whole where ``H`` is ``K`` (JAX); an eager backend's host twin
     otherwise (NumPy for CPU tensors: after ``torch.set_num_threads``, one ``torch.sqrt`` of a
     small float64 vector left PyTorch's MKL threads spinning against NumPy's, 7.8 ms a step)."""
     beta1, beta2 = ADAM_BETAS
-    H = K if host is None else host
 
     def step(x: Any, first: Any, second: Any, count: Any) -> tuple[Any, Any, Any, Any]:
         if H is K:
