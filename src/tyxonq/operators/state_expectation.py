@@ -20,7 +20,7 @@ from ..numerics.cache_registry import register_function_cache
 from ..numerics.protocol import ArrayBackend
 
 __all__ = ["apply_pauli_string", "pauli_diagonal", "flip_qubits", "state_pauli_values",
-           "density_pauli_values", "flipped_qubits"]
+           "density_pauli_values", "density_pauli_readout", "flipped_qubits"]
 
 
 def _axis_view(K: ArrayBackend, vector: Any, n: int, qubit: int) -> Any:
@@ -323,6 +323,30 @@ def density_pauli_values(K: ArrayBackend, rho: Any, strings: Sequence[str]) -> A
     factors = K.constant(np.stack([pauli_diagonal(string) for string in strings]), K.dtype_name_of(rho))
     entries = K.reshape(K.take(K.reshape(rho, (-1,)), positions), (len(strings), dimension))
     return K.real(K.sum(entries * factors, axis=1))
+
+
+def density_pauli_readout(strings: Sequence[str], weights: Sequence[complex]) -> np.ndarray:
+    """The host matrix ``R`` with ``sum(R * rho) = sum_k w_k Tr(P_k rho)`` for every density
+    matrix ``rho``: ``R = (sum_k w_k P_k)^T``, the weighted sum's derivative with respect to
+    ``rho`` (what reverse mode through the contraction of ``rho`` starts from). Entry
+    ``[k, k xor m]`` of each string gets ``w d(k)``, the entries :func:`density_pauli_values` reads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> readout = density_pauli_readout(["X", "Z"], [0.5, 2.0])
+    >>> (readout.real + 0.0).tolist()
+    [[2.0, 0.5], [0.5, -2.0]]
+    >>> plus = np.full((2, 2), 0.5)  # |+><+|: <X> = 1, <Z> = 0
+    >>> float(np.sum(readout * plus).real)
+    0.5
+    """
+    dimension = 2 ** len(strings[0])
+    index = np.arange(dimension)
+    readout = np.zeros(dimension * dimension, dtype=complex)
+    for string, weight in zip(strings, weights):  # a string's entries are distinct
+        readout[index * dimension + (index ^ _flip_mask(string))] += weight * pauli_diagonal(string)
+    return readout.reshape(dimension, dimension)
 
 
 def flipped_qubits(string: str) -> tuple[int, ...]:

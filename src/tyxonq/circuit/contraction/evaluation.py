@@ -296,19 +296,25 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
                               requests: Sequence[Request],
                               wanted: dict[int, list[tuple[int, int]]],
                               slot_count: int,
-                              weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                              weights: np.ndarray | None = None,
+                              readouts: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every request's (complex) value, and its derivative with respect to every wanted angle.
 
     ``wanted`` maps an operation index to its ``(slot, parameter index)`` pairs. Returns the
     values, shape ``(len(requests),)``, and the gradients, shape ``(len(requests), slot_count)``
     (complex: take the real part of a real objective's); with ``weights`` (one per request), their
-    weighted sums instead, shapes ``(1,)`` and ``(1, slot_count)``. In a distributed run the
+    weighted sums instead, shapes ``(1,)`` and ``(1, slot_count)``. ``readouts`` (one host array
+    per request, of its output's shape): a request's value is ``sum(readout * result)`` instead
+    of its (scalar) result, a linear reading of a larger result -- a Pauli sum read from a whole
+    density matrix -- differentiated through the one contraction. In a distributed run the
     requests (and their slices) are shared between the ranks and the results summed over them
     (weighted first: one value and one gradient travel, whatever the number of terms).
     """
     count = len(requests)
     requests, owners = _expanded(requests)
     owners = list(range(len(requests))) if owners is None else owners
+    if readouts is not None:  # each slice read as its request is
+        readouts = [np.asarray(readouts[owner]) for owner in owners]
 
     def weighted(values: np.ndarray, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if weights is None:
@@ -320,22 +326,26 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
     def share(mine: list[int]) -> np.ndarray:
         values, gradients = weighted(*_values_and_gradients(
             K, operations, inputs, [requests[i] for i in mine], [owners[i] for i in mine], count, wanted,
-            slot_count))
+            slot_count, None if readouts is None else [readouts[i] for i in mine]))
         return np.concatenate([values, gradients.reshape(-1)])
 
+    agreed = weights if readouts is None else np.concatenate(  # what the ranks compare
+        [np.ravel(weights if weights is not None else [])] + [np.ravel(r) for r in readouts])
     total = shared_total(K, operations, inputs, requests, share, size * (1 + slot_count),
-                         "a gradient's share", host_results=True, weights=weights)
+                         "a gradient's share", host_results=True, weights=agreed)
     if total is None:
         return weighted(*_values_and_gradients(K, operations, inputs, requests, owners, count, wanted,
-                                               slot_count))
+                                               slot_count, readouts))
     return total[:size], total[size:].reshape(size, slot_count)
 
 
 def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                           requests: Sequence[Request], owners: list[int], count: int,
                           wanted: dict[int, list[tuple[int, int]]],
-                          slot_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Reverse mode through (unsliced) requests, each added to its owner's value and gradient."""
+                          slot_count: int,
+                          readouts: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Reverse mode through (unsliced) requests, each added to its owner's value and gradient
+    (``readouts``: see :func:`value_and_angle_gradients`)."""
     binder = Binder(K, operations, inputs)
     values = np.zeros(len(requests), dtype=complex)
     contributions: dict[tuple, list] = defaultdict(list)
@@ -344,12 +354,18 @@ def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inpu
                   unit="slice") as report:
         for plan, members in _batches(K, requests, _reverse_entries):
             group = [requests[i] for i in members]
-            contraction, _, stacked = _batched(binder, plan, group)
+            contraction, moves, stacked = _batched(binder, plan, group)
             program = group_program([r.network_plan for r in group], binder)
-            result, environments = contraction.run_with_vjp(K, stacked, K.ones((len(members),), K.dtype),
-                                                            _angle_positions(program, group, binder))
-            values[members] = np.asarray(K.to_numpy(result)).reshape(len(members))
             rows = len(members)
+            cotangent = K.ones((rows,), K.dtype) if readouts is None else _raw_layout(
+                K, np.stack([readouts[i] for i in members]), moves)
+            result, environments = contraction.run_with_vjp(K, stacked, cotangent,
+                                                            _angle_positions(program, group, binder))
+            if readouts is None:
+                values[members] = np.asarray(K.to_numpy(result)).reshape(rows)
+            else:  # the readings: sum(readout * result), member by member (in the raw layout)
+                values[members] = np.asarray(K.to_numpy(K.sum(
+                    K.reshape(cotangent, (rows, -1)) * K.reshape(result, (rows, -1)), axis=1)))
             host = [None if environment is None else np.asarray(K.to_numpy(environment)).reshape(rows, -1)
                     for environment in environments]
             _collect(program, group, members, host, binder, contributions)
@@ -363,6 +379,13 @@ def _values_and_gradients(K: ArrayBackend, operations: Sequence[Operation], inpu
     np.add.at(total_values, owners, values)
     np.add.at(total_gradients, owners, gradients)
     return total_values, total_gradients
+
+
+def _raw_layout(K: ArrayBackend, outputs: np.ndarray, moves: Sequence[Move]) -> Any:
+    """Host arrays in a batched contraction's output layout (``(members,) + output_shape``),
+    laid out as its raw result, before the ``moves`` that shape it: a flat backend array."""
+    host = get_backend("numpy")
+    return K.asarray(np.ascontiguousarray(_inverse_permute(host, outputs, moves, (-1,))), K.dtype)
 
 
 def _angle_positions(program: tuple, group: list[Request], binder: Binder) -> list[int]:

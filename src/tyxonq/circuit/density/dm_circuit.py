@@ -16,10 +16,11 @@ import numpy as np
 
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector
-from ...numerics.memory import fits_in_memory
+from ...numerics.memory import fits_in_memory, require_memory
 from ...numerics.protocol import ArrayBackend
-from ...operators.state_expectation import density_pauli_values
-from ..base import CircuitBase
+from ...operators.state_expectation import density_pauli_readout, density_pauli_values
+from ..base import LIGHT_CONE_HINT, CircuitBase
+from ..contraction.evaluation import Request, retained_size
 from ..contraction.network import density_network
 from ..contraction.route_costs import RouteCost, network_cost, readout_passes
 
@@ -145,6 +146,28 @@ class DMCircuit(CircuitBase):
         """The density matrix fits in memory (and, unless ``traced``, no exact gradient traces
         the circuit)."""
         return (traced or not self._is_traced()) and fits_in_memory(get_backend(), 4 ** self._num_qubits)
+
+    def _traced_state_request(self, strings: Sequence[str], forced: bool = False) -> Request | None:
+        """The doubled network's contraction (the density matrix), where the state route is chosen
+        for ``strings`` (or ``forced``) and reverse mode's retained operands fit in memory."""
+        K = get_backend()
+        n = self._num_qubits
+        if forced:
+            require_memory(K, 4 ** n, f"the density matrix of {n} qubit(s)", LIGHT_CONE_HINT)
+        elif not (self._state_fits(traced=True) and self._state_route_chosen(strings, "pauli_expectations")):
+            return None
+        ops, kind, qubits = list(self._operations), self.inputs_kind(), tuple(range(n))
+        request = Request(self.result_plan(("density", qubits), lambda: density_network(n, ops, kind, qubits),
+                                           (2 ** n, 2 ** n), "the density matrix"))
+        retained = retained_size([request])
+        if forced:
+            require_memory(K, retained, f"reverse mode through the density matrix of {n} qubit(s)",
+                           LIGHT_CONE_HINT)
+        return request if forced or fits_in_memory(K, retained) else None
+
+    def _state_readout(self, strings: list[str], weights: np.ndarray) -> np.ndarray:
+        """:func:`~tyxonq.operators.state_expectation.density_pauli_readout`."""
+        return density_pauli_readout(strings, weights)
 
     def _strings_from_state(self, K: ArrayBackend, state: Any, strings: list[str]) -> Any:
         """Each string read from ``2^n`` entries of the density matrix (the whole doubled network

@@ -100,9 +100,12 @@ def parameter_shift_dual(circuit: Any, evaluate: Callable[[Any], Any]) -> Dual:
 
 
 def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callable[[Any], Any],
-                 weights: np.ndarray | None) -> Any:
+                 weights: np.ndarray | None, readouts: list[np.ndarray] | None = None) -> Any:
     """Expectations of several terms of a circuit with traced angles, from their contractions:
-    the weighted sum as one Dual (``weights`` given), else one Dual per term.
+    the weighted sum as one Dual (``weights`` given), else one Dual per term. ``readouts`` (one
+    host array per contraction): each term is its contraction's result read against it,
+    ``sum(readout * result)`` (:func:`~tyxonq.circuit.contraction.evaluation.value_and_angle_gradients`),
+    rather than a scalar result.
 
     ``evaluate(plain_circuit)`` returns the same (the weighted sum, or the values), for
     parameter shift.
@@ -115,7 +118,8 @@ def traced_terms(circuit: Any, requests: Callable[[Any], list], evaluate: Callab
 
         def values_and_gradients(c: Any) -> tuple[np.ndarray, np.ndarray]:  # weighted: one sum
             values, gradients = value_and_angle_gradients(K, c.operations, c.input_state(K),
-                                                          contractions, _wanted(slots), len(slots), weights)
+                                                          contractions, _wanted(slots), len(slots), weights,
+                                                          readouts=readouts)
             return np.real(values), np.real(gradients)
         values, gradients = values_and_gradients(plain)
         hessians = (_angle_hessian(plain, slots, lambda c: values_and_gradients(c)[1])
