@@ -1,7 +1,7 @@
 """First calls of tyxonq's engines, in a first and a second process sharing a persistent cache.
 
     python benchmarks/first_calls.py [--engines tyxonq-numpy tyxonq-pytorch] [--workloads ...]
-                                     [--repeat 3] [--first-runs 3]
+                                     [--repeat 3] [--first-runs 3] [--merge]
                                      [--output benchmarks/results/first_calls.json]
                                      [--reference-dir DIR]
 
@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-runs", type=int, default=3, help="first processes per engine (median)")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--output", default=str(HERE / "results" / "first_calls.json"))
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only these rows (and their runs) in an existing output")
     parser.add_argument("--reference-dir", default=None,
                         help="keep the dense references here and reuse them (default: computed per run)")
     args = parser.parse_args(argv)
@@ -72,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
                      "first_call_s": statistics.median(record["warmup_s"] for record in first),
                      "first_calls_s": [record["warmup_s"] for record in first],
                      "second_process_s": second["warmup_s"]})
+    if args.merge and output.exists():
+        rows, runs = _merged(json.loads(output.read_text()), rows, runs)
     header = f"{'workload':<25}{'n':>4}  {'engine':<16}{'steady':>10}{'first call':>12}{'2nd process':>13}" \
         f"  (first call: median of {args.first_runs} first processes)"
     lines = [header] + [f"{r['workload']:<25}{r['qubits']:>4}  {r['engine']:<16}{seconds(r['steady_s']):>10}"
@@ -80,6 +84,25 @@ def main(argv: list[str] | None = None) -> int:
     output.with_suffix(".txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
+
+
+def _key(record: dict) -> tuple:
+    return record["workload"], record["qubits"], record["engine"]
+
+
+def _merged(old: dict, rows: list[dict], runs: list[list[dict]]) -> tuple[list[dict], list[list[dict]]]:
+    """``old``'s rows and runs with those of the same workload, size and engine replaced by the
+    new ones (in place; rows it lacks appended)."""
+    new_rows = {_key(row): row for row in rows}
+    merged_rows = [new_rows.pop(_key(row), row) for row in old["rows"]] + list(new_rows.values())
+    if len(old["runs"]) != len(runs):
+        raise SystemExit(f"--merge: the output has {len(old['runs']) - 1} first runs per row, not "
+                         f"{len(runs) - 1}; use --first-runs {len(old['runs']) - 1}")
+    merged_runs = []
+    for before, now in zip(old["runs"], runs):
+        fresh = {_key(record): record for record in now}
+        merged_runs.append([fresh.pop(_key(record), record) for record in before] + list(fresh.values()))
+    return merged_rows, merged_runs
 
 
 if __name__ == "__main__":
