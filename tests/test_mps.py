@@ -170,6 +170,27 @@ def test_truncation_error_bounds_the_infidelity(max_bond, cutoff):
         assert max(c.bond_dimensions()) <= max_bond
 
 
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "jax"]))
+def test_truncation_reports_of_a_host_simulation_stay_on_the_host(backend_name, monkeypatch):
+    """A simulation run on the backend's host twin reports its truncation as NumPy does (host
+    numbers, the same values) without moving its sites to the backend."""
+    from tyxonq.circuit.mps.state import MPSState
+
+    n, operations = 12, brickwork(12, 8, seed=7)
+    with tq.use_backend("numpy"):
+        c = build_mps(n, operations, max_bond=4)
+        expected = (c.truncation_error(), c.fidelity_estimate())
+    moves = []
+    original = MPSState.on
+    monkeypatch.setattr(MPSState, "on", lambda self, K: moves.append(K) or original(self, K))
+    with tq.use_backend(make_backend(backend_name)) as K:
+        c = build_mps(n, operations, max_bond=4)
+        found = (c.truncation_error(), c.fidelity_estimate())
+        assert [backend for backend in moves if backend is K] == []  # simulated on the twin, kept there
+    assert found == pytest.approx(expected, abs=1e-14) and expected[0] > 0
+    assert all(isinstance(value, float) for value in found)
+
+
 def test_nothing_truncated_reports_zero_error():
     c = build_mps(8, brickwork(8, 3, seed=2), cutoff=0.0)
     assert c.truncation_error() == 0.0 and c.fidelity_estimate() == 1.0

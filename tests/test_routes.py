@@ -266,6 +266,10 @@ def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, mo
         np.testing.assert_allclose(K.to_numpy(held.amplitude("0" * n)), amplitude, atol=1e-12)
         assert taken[0]
         taken.clear()
+        numbers = brickwork([np.float64(a) for a in angles])  # NumPy scalars: host numbers as they are
+        np.testing.assert_allclose(K.to_numpy(numbers.amplitude("0" * n)), amplitude, atol=1e-12)
+        assert taken[0]
+        taken.clear()
         _, tracked = tq.value_and_grad(energy)(K.asarray(angles))
         np.testing.assert_allclose(K.to_numpy(tracked), gradient, atol=1e-10)
         assert not any(taken)

@@ -55,7 +55,7 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                 return None
             continue
         for position, value in enumerate(op.params):
-            if type(value) is not float:
+            if not isinstance(value, _HOST_NUMBERS):  # most angles are host numbers: nothing to ask
                 if not _readable(K, value):
                     return None
                 if K.is_array(value):
@@ -63,6 +63,10 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     if (moved := _moved(K, twin, inputs, requests)) is None:
         return None
     return twin, _float_angles(K, operations, arrays), *moved
+
+
+#: angles readable on the host as they are (a Trotter circuit's thousands of NumPy floats)
+_HOST_NUMBERS = (float, int, np.floating, np.integer)
 
 
 def _readable(K: ArrayBackend, value: Any) -> bool:

@@ -259,13 +259,13 @@ class MPSCircuit(SimulatorBase):
         """
         if self.is_dynamic():
             return self._dynamic_results().truncation_error()
-        discarded = self.simulated_state("truncation_error()").truncation.discarded
+        discarded = self.simulated_state("truncation_error()", host=True).truncation.discarded
         return sum(discarded) if discarded else 0.0
 
     def fidelity_estimate(self) -> Any:
         """The product of the kept weights, ``prod_k (1 - eps_k)``: 1 when nothing was cut."""
         value: Any = 1.0
-        for eps in self.simulated_state("fidelity_estimate()").truncation.discarded:
+        for eps in self.simulated_state("fidelity_estimate()", host=True).truncation.discarded:
             value = value * (1 - eps)
         return value
 
