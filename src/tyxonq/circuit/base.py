@@ -537,7 +537,7 @@ class CircuitBase(SimulatorBase, abstract=True):
         (:meth:`_traced_state_request`, chosen here or ``forced``) rather than autograd through
         the state's contraction: its backward pass is one vector-Jacobian product of that
         contraction, on the host twin (PyTorch, the noisy 10-qubit TFIM energy and gradient of
-        ``benchmarks/``: 81 against 103 ms). ``None`` otherwise."""
+        ``benchmarks/``: 85-87 against 103-109 ms). ``None`` otherwise."""
         if coefficients is None or (slots := recorded_angles(self)) is None \
                 or recorded_coefficients(get_backend(), coefficients) \
                 or self._traced_state_request(strings, forced) is None:
