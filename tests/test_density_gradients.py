@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_noise import noisy_circuits, reference_density
+from test_noise import build, noisy_circuits, reference_density
 from test_route_choice import ARITHMETIC_DEAR, HAMILTONIAN, TENSORS_DEAR, noisy_ansatz
 
 import tyxonq as tq
@@ -44,18 +44,6 @@ def with_angles(operations: list[tuple], angles) -> list[tuple]:
             params, k = tuple(angles[k:k + count]), k + count
         out.append((kind, name, qubits, params))
     return out
-
-
-def build(n: int, operations: list[tuple]) -> tq.DMCircuit:
-    c = tq.DMCircuit(n)
-    for kind, name, qubits, params in operations:
-        if kind == "gate":
-            getattr(c, name)(*qubits, *params)
-        elif name == "depolarizing":
-            c.depolarizing(*qubits, p=params["p"])
-        else:
-            getattr(c, name)(*qubits, **params)
-    return c
 
 
 def reference_energy(n: int, operations: list[tuple], hamiltonian: tq.PauliSum) -> float:

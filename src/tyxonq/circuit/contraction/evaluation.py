@@ -329,7 +329,9 @@ def value_and_angle_gradients(K: ArrayBackend, operations: Sequence[Operation], 
             slot_count, None if readouts is None else [readouts[i] for i in mine]))
         return np.concatenate([values, gradients.reshape(-1)])
 
-    agreed = weights if readouts is None else np.concatenate(  # what the ranks compare
+    # what the ranks compare; one contraction is never shared (shared_work), so its readout, a whole
+    # density matrix's worth of entries, is not copied for nothing
+    agreed = weights if readouts is None or len(requests) < 2 else np.concatenate(
         [np.ravel(weights if weights is not None else [])] + [np.ravel(r) for r in readouts])
     total = shared_total(K, operations, inputs, requests, share, size * (1 + slot_count),
                          "a gradient's share", host_results=True, weights=agreed)
