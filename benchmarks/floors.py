@@ -19,6 +19,11 @@ Sections:
 - ``first_call_parts``: the first calls still more than 0.5 s over steady (the QAOA p3 energy, the
   noisy energy and its gradient), each in a fresh process, in parts: light cones, canonical forms,
   the machine-rate probe, plans (simplification, min-fill elimination, hyper search, compiling).
+- ``first_call_gc``: the light-cone QAOA rows' first call on NumPy and PyTorch, each in a fresh
+  process: the time Python's cyclic garbage collector takes during it (young generations, full
+  collections), the objects it tracks before and after, and one full collection timed after it.
+  A full collection walks every tracked object, the backend library's included (PyTorch's import
+  leaves about three times NumPy's).
 - ``first_touch``: filling 256 MiB and 1 GiB of fresh memory in a fresh process, three times
   (freed in between) and once more in place: what a first call that needs that much memory pays
   for its pages, against later calls.
@@ -50,8 +55,8 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_touch", "jax_programs",
-            "per_call", "host_callback", "permutations")
+SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_call_gc", "first_touch",
+            "jax_programs", "per_call", "host_callback", "permutations")
 
 
 def best(call: Callable[[], Any], repeat: int = 5) -> float:
@@ -289,6 +294,63 @@ def per_call() -> list[dict]:
                                                          ANSATZ_ROTATIONS), 20)
     return [{"section": "per_call", "what": "energy_gradient 8 (NumPy, adjoint)", "call_s": call,
              "building_the_circuit_s": build, "gates": len(spec.gates)}]
+
+
+_FIRST_CALL_GC = """
+import gc, json, sys, time
+sys.path.insert(0, {here!r})
+import tyxonq as tq
+import tyxonq_engine
+from specs import make_spec
+
+spent, counts = [0.0, 0.0, 0.0], [0, 0, 0]
+
+def timed(phase, info):
+    if phase == "start":
+        timed.start = time.perf_counter()
+    else:
+        spent[info["generation"]] += time.perf_counter() - timed.start
+        counts[info["generation"]] += 1
+
+tq.set_backend({backend!r})
+spec = make_spec({workload!r}, {n})
+run, _ = tyxonq_engine.build(spec, {backend!r})
+before = len(gc.get_objects())
+gc.callbacks.append(timed)
+start = time.perf_counter()
+run()
+first = time.perf_counter() - start
+gc.callbacks.remove(timed)
+after = len(gc.get_objects())
+start = time.perf_counter()
+gc.collect()
+full = time.perf_counter() - start
+print(json.dumps(dict(first=first, young=spent[0] + spent[1], full_collections=spent[2], full_count=counts[2],
+                      objects_before=before, objects_after=after, one_full_collection=full)))
+"""
+
+#: the light-cone rows whose first call the collector's time is measured in
+FIRST_CALL_GC_ROWS = (("qaoa_energy_p2", 100), ("qaoa_energy_p3", 100))
+
+
+def first_call_gc() -> list[dict]:
+    """Each of :data:`FIRST_CALL_GC_ROWS`' first call on NumPy and PyTorch in a fresh process (no
+    plans from disk): the collector's time in it (young generations; full collections and how
+    many), the tracked objects before and after the call, and one full collection timed after."""
+    rows = []
+    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")
+    for workload, n in FIRST_CALL_GC_ROWS:
+        for backend in ("numpy", "pytorch"):
+            script = _FIRST_CALL_GC.format(here=str(HERE), workload=workload, n=n, backend=backend)
+            done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                  check=True)
+            parts = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append({"section": "first_call_gc", "what": f"{workload} {n}, {backend}",
+                         "first_s": parts["first"], "collector_young_s": parts["young"],
+                         "collector_full_s": parts["full_collections"], "full_collections": parts["full_count"],
+                         "objects_before": parts["objects_before"], "objects_after": parts["objects_after"],
+                         "one_full_collection_s": parts["one_full_collection"]})
+    return rows
 
 
 _FIRST_TOUCH = """
