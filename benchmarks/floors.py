@@ -347,7 +347,8 @@ def first_call_gc() -> list[dict]:
             parts = json.loads(done.stdout.strip().splitlines()[-1])
             rows.append({"section": "first_call_gc", "what": f"{workload} {n}, {backend}",
                          "first_s": parts["first"], "collector_young_s": parts["young"],
-                         "collector_full_s": parts["full_collections"], "full_collections": parts["full_count"],
+                         "collector_full_s": parts["full_collections"],
+                         "full_collections": parts["full_count"],
                          "objects_before": parts["objects_before"], "objects_after": parts["objects_after"],
                          "one_full_collection_s": parts["one_full_collection"]})
     return rows

@@ -14,6 +14,10 @@ contraction's pairwise step applies it (cost units per second) and one Pauli str
 and, on JAX, compiled (seconds per network tensor: the slope between the probes). It runs in an
 empty context and, inside a JAX trace, on a helper thread: outside anything the caller is in.
 
+With the persistent cache on (:func:`tyxonq.set_persistent_cache`) the measured rates are kept
+there (:mod:`~tyxonq.circuit.rates_store`), and later processes on the same machine, backend and
+thread settings read them instead of measuring.
+
 Every route is exact, so the choice changes only speed (and rounding, at 1e-15). To make it the
 same in every process, pin the rates: ``tq.set_machine_rates("reference")`` (the project's
 reference machine, what the test suite uses) or ``tq.set_machine_rates(tq.MachineRates(...))``.
@@ -39,6 +43,7 @@ from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
 from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost, readout_passes
 from .operations.fusion import MAX_BLOCK_QUBITS
+from .rates_store import load_rates, rates_key, store_rates
 
 __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_rates", "REFERENCE_RATES",
            "register_probe"]
@@ -117,9 +122,10 @@ def set_machine_rates(rates: MachineRates | str | None = None) -> None:
 
 def machine_rates(backend: ArrayBackend | None = None) -> MachineRates:
     """The rates of ``backend`` (the active one by default) on this machine: pinned, or measured
-    once per process (per backend kind, precision and device). The ranks of a distributed run use
-    the reference rates unless pinned otherwise, so every rank takes the same routes (their
-    shares of a result meet in the same collectives).
+    once per process (per backend kind, precision and device; with the persistent cache on, once
+    per machine and thread settings: :mod:`~tyxonq.circuit.rates_store`). The ranks of a
+    distributed run use the reference rates unless pinned otherwise, so every rank takes the same
+    routes (their shares of a result meet in the same collectives).
 
     Examples
     --------
@@ -132,9 +138,22 @@ def machine_rates(backend: ArrayBackend | None = None) -> MachineRates:
     rates = _known_rates(K)
     if rates is not None:
         return rates
-    compiles = K.capabilities.jit == "jax.jit"
+    timing_compiles = K.capabilities.jit == "jax.jit" and K.compiling()
     with _lock:
-        rates = _measured[_rates_key(K)] = _measure_aside(K, timing_compiles=compiles and K.compiling())
+        rates = _measured[_rates_key(K)] = _stored_or_measured(K, timing_compiles)
+    return rates
+
+
+def _stored_or_measured(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
+    """The rates the persistent cache keeps for ``K`` on this machine (with compiled rates, when
+    ``timing_compiles``), else measured now and kept there."""
+    key = rates_key(K)
+    stored = load_rates(key)
+    if stored is not None and (stored.compile_seconds_per_tensor or not timing_compiles):
+        return stored
+    rates = _measure_aside(K, timing_compiles=timing_compiles)
+    if rates.source == "measured":
+        store_rates(key, rates)
     return rates
 
 

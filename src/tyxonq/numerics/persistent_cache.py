@@ -21,12 +21,13 @@ import importlib.metadata
 import os
 import stat
 import sys
+import tempfile
 import threading
 import warnings
 from pathlib import Path
 
 __all__ = ["set_persistent_cache", "persistent_cache_directory", "default_cache_directory",
-           "PersistentCacheWarning", "report_cache_problem", "read_entry", "DamagedEntry",
+           "PersistentCacheWarning", "report_cache_problem", "read_entry", "write_entry", "DamagedEntry",
            "MAX_ENTRY_BYTES"]
 
 #: the libraries whose versions name the cache subdirectory
@@ -98,6 +99,38 @@ def read_entry(file: str | os.PathLike, limit: int | None = None) -> bytes:
     if len(data) > limit:  # it grew after the check
         raise DamagedEntry(f"{file} is larger than {limit} bytes")
     return data
+
+
+def write_entry(file: Path, text: str, unkept: str) -> None:
+    """Write the entry ``file`` whole or not at all: ``text`` goes to a temporary file in its
+    directory, renamed into place (concurrent readers see the old entry or the new one). An
+    entry over :data:`MAX_ENTRY_BYTES` is not written (it would be refused on load); a directory
+    that cannot be written is reported once, ``unkept`` saying what is then not kept.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> entry = pathlib.Path(tempfile.mkdtemp()) / "kind" / "entry.json"
+    >>> write_entry(entry, '{"path": []}', "new paths are not kept")
+    >>> read_entry(entry)
+    b'{"path": []}'
+    """
+    if len(text) > MAX_ENTRY_BYTES:
+        return
+    temporary = None
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, file)
+    except OSError as error:
+        report_cache_problem("write", f"could not write to {file.parent}: {error}; {unkept}")
+        if temporary is not None and os.path.exists(temporary):
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
 
 
 def _check_entry_status(file: str | os.PathLike, status: os.stat_result, limit: int) -> None:

@@ -20,18 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...numerics import persistent_cache
 from ...numerics.persistent_cache import (
     DamagedEntry,
     persistent_cache_directory,
     read_entry,
     report_cache_problem,
+    write_entry,
 )
 
 __all__ = ["StoredPath", "load_path", "store_path", "report_wrong_path"]
@@ -112,24 +110,7 @@ def store_path(key: tuple, path: Any, simplification_steps: int, finder: str, la
              "simplification_steps": int(simplification_steps), "finder": finder,
              "largest_size": int(largest_size)}
     entry["checksum"] = _checksum(entry)
-    text = json.dumps(entry)
-    if len(text) > persistent_cache.MAX_ENTRY_BYTES:  # would be refused on load
-        return
-    temporary = None
-    try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, file)
-    except OSError as error:
-        report_cache_problem("write", f"could not write to {file.parent}: {error}; new paths are "
-                             "not kept")
-        if temporary is not None and os.path.exists(temporary):
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+    write_entry(file, json.dumps(entry), "new paths are not kept")
 
 
 def report_wrong_path(key: tuple) -> None:
