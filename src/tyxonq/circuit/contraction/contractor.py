@@ -87,8 +87,10 @@ def set_contractor(method: str | Callable[..., Any] = "circuit",
     Parameters
     ----------
     method : {"circuit", "greedy", "auto", "optimal", "cotengra"} or callable
-        ``"circuit"`` (default): the cheaper of opt_einsum's greedy path and a growing-tensor
-        (state-vector-like) path, by flops + 64 x writes; opt_einsum's greedy, auto or optimal
+        ``"circuit"`` (default): the cheapest of a greedy path, a growing-tensor
+        (state-vector-like) path and min-fill elimination, by flops + 64 x writes, searched further
+        when the contraction is worth it (:func:`~tyxonq.circuit.contraction.paths.circuit_path`);
+        opt_einsum's greedy, auto or optimal
         path finders; cotengra's hyper-optimiser (``pip install 'tyxonq[contract]'``); or a
         callable with opt_einsum's path-finder signature.
     memory_limit : int, optional
