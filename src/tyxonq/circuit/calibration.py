@@ -6,7 +6,7 @@ from the one state), the simulators estimate each route's work from the circuit'
 
 The rates are measured once per process, backend and precision, the first time a choice needs
 them: one that the reference machine's rates (:data:`REFERENCE_RATES`) leave within
-:data:`CLEAR_MARGIN`. Measuring takes 0.1-0.2 s, and half a second more on JAX the first time a
+:data:`CLEAR_MARGIN`. Measuring takes 0.1-0.15 s, and half a second more on JAX the first time a
 compiled program chooses (two compilations are timed). On a large state it times a fused
 4-qubit block as a sweep applies it (multiply-adds per second), a two-qubit gate as a
 contraction's pairwise step applies it (cost units per second) and one Pauli string read from it
@@ -74,6 +74,9 @@ COMPILED_PROBE_LAYERS = (1, 3)
 #: amplitudes (16 MiB) are past the caches, where arithmetic decides between routes (at 2^18
 #: PyTorch's steps ran 1.8 times faster per unit).
 GATE_QUBITS = 20
+#: each of those three is timed this many times after a warm-up (the median counts): a step takes
+#: 10-13 ms on the reference machine, and three of each keep the probe near 0.15 s
+ARRAY_REPEATS = 3
 STEP_SHAPE, STEP_AXES = (2 ** 7, 2, 2 ** 6, 2, 2 ** 5), (1, 3)
 
 #: a choice whose cheapest route is this many times cheaper than the next under the reference rates
@@ -250,17 +253,18 @@ def _timings(call: Callable[[], Any], repeats: int) -> np.ndarray:
 def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     rng = np.random.default_rng(0)
     size = 2 ** MAX_BLOCK_QUBITS
-    state = K.asarray(rng.normal(size=(2 ** GATE_QUBITS // size, size)) + 0j, K.dtype)  # 16 MiB
+    # 16 MiB of one value (the rates do not depend on the values; 1M random draws cost 15-20 ms)
+    state = K.asarray(np.full((2 ** GATE_QUBITS // size, size), 0.6 + 0.8j), K.dtype)
     block = K.asarray(rng.normal(size=(size, size)) + 0j, K.dtype)
     product = lambda: K.to_numpy(K.matmul(state, block))  # noqa: E731
     product()
-    madds_per_second = 2 ** GATE_QUBITS * size / float(np.median(_timings(product, 5)))
+    madds_per_second = 2 ** GATE_QUBITS * size / float(np.median(_timings(product, ARRAY_REPEATS)))
     tensor = K.reshape(state, STEP_SHAPE)
     pair = K.asarray(rng.normal(size=(2, 2, 2, 2)) + 0j, K.dtype)  # a two-qubit gate
     step = lambda: K.to_numpy(K.tensordot(tensor, pair, axes=(STEP_AXES, (0, 1))))  # noqa: E731
     step()
     units = 2 ** GATE_QUBITS * 4 + WRITE_WEIGHT * 2 ** GATE_QUBITS  # multiply-adds + 64 x entries written
-    units_per_second = units / float(np.median(_timings(step, 5)))
+    units_per_second = units / float(np.median(_timings(step, ARRAY_REPEATS)))
     vector = K.reshape(state, (2 ** GATE_QUBITS,))
     flipped = "I" * (GATE_QUBITS // 2) + "X" + "I" * (GATE_QUBITS - GATE_QUBITS // 2 - 1)
     read = lambda v: K.sum(K.conj(v) * apply_pauli_string(K, v, flipped))  # noqa: E731
@@ -269,7 +273,7 @@ def _measure(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     readout = lambda: K.to_numpy(read(vector))  # noqa: E731
     readout()
     passes = readout_passes(GATE_QUBITS, [flipped], density=False)  # the flip and the product
-    passes_per_second = passes / float(np.median(_timings(readout, 5)))
+    passes_per_second = passes / float(np.median(_timings(readout, ARRAY_REPEATS)))
 
     probe = _probe[0]
     angles = rng.uniform(-np.pi, np.pi, PROBE_QUBITS * max(PROBE_LAYERS))
