@@ -22,7 +22,7 @@ import numpy as np
 
 from ...numerics.cache_registry import register_cache
 
-__all__ = ["canonical_form", "network_form", "CanonicalForm", "CANONICAL_MAX_TENSORS"]
+__all__ = ["canonical_form", "network_form", "relabelled_structure", "CanonicalForm", "CANONICAL_MAX_TENSORS"]
 
 Legs = tuple[int, ...]
 #: Larger networks keep their own order (canonicalising costs more than it can save there: such
@@ -193,6 +193,23 @@ def network_form(network: Any) -> CanonicalForm:
     """
     return canonical_form([leaf.legs for leaf in network.leaves], network.output,
                           [int(leaf.conj) for leaf in network.leaves])
+
+
+def relabelled_structure(tensor_legs: Sequence[Legs], output: Legs) -> tuple:
+    """The network's legs renamed in order of first appearance, tensors and legs kept in their
+    order: equal for networks built alike (one builder, the same operations on other qubits), at
+    the cost of one pass over the legs; isomorphic networks built in another order need
+    :func:`canonical_form`.
+
+    Examples
+    --------
+    >>> relabelled_structure([(7, 8), (8,)], (7,)) == relabelled_structure([(2, 5), (5,)], (2,))
+    True
+    >>> relabelled_structure([(7, 8), (8,)], ()) == relabelled_structure([(8,), (7, 8)], ())
+    False
+    """
+    count = len(tensor_legs)
+    return _relabelled(tensor_legs, output, range(count), (None,) * count)
 
 
 def _canonical_form(tensor_legs: tuple[Legs, ...], output: Legs, kinds: tuple[int, ...]) -> CanonicalForm:
