@@ -27,13 +27,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from ..numerics.persistent_cache import (
-    DamagedEntry,
-    persistent_cache_directory,
-    read_entry,
-    report_cache_problem,
-    write_entry,
-)
+from ..numerics.persistent_cache import load_json_entry, persistent_cache_directory, write_entry
 from ..numerics.protocol import ArrayBackend
 from .contraction.route_costs import MachineRates
 
@@ -48,7 +42,6 @@ RATES = {"tensor_seconds": False, "madds_per_second": True, "units_per_second": 
 LIBRARIES = {"numpy": "numpy", "pytorch": "torch", "jax": "jaxlib", "cupynumeric": "nvidia-cupynumeric"}
 #: the environment variables that set the array libraries' threads
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")
-_PARSE_ERRORS = (ValueError, RecursionError, MemoryError, TypeError, KeyError, AttributeError)
 
 
 def rates_key(K: ArrayBackend) -> tuple[str, ...]:
@@ -98,29 +91,8 @@ def _file(key: tuple[str, ...]) -> Path | None:
 def load_rates(key: tuple[str, ...]) -> MachineRates | None:
     """The rates kept for ``key``, or ``None`` (no persistent cache, no entry, another key's
     entry, or one that cannot be trusted: reported once)."""
-    file = _file(key)
-    if file is None:
-        return None
-    try:
-        data = read_entry(file)
-    except FileNotFoundError:
-        return None
-    except DamagedEntry:
-        data = None
-    except OSError as error:
-        report_cache_problem("read", f"could not read {file.parent}: {error}; rates are measured again")
-        return None
-    try:
-        entry = json.loads(data.decode("utf-8")) if data is not None else None
-    except _PARSE_ERRORS:
-        entry = None
-    if isinstance(entry, dict) and entry.get("key") != repr(key) and _well_formed(entry):
-        return None  # another key with the same digest: not ours
-    rates = _trusted(entry, key)
-    if rates is None:
-        report_cache_problem("damaged", f"ignored a damaged or outdated entry ({file}); the rates are "
-                             "measured again and the entry rewritten")
-    return rates
+    return load_json_entry(_file(key), repr(key), _well_formed, lambda entry: _trusted(entry, key),
+                           "the rates are measured again")
 
 
 def store_rates(key: tuple[str, ...], rates: MachineRates) -> None:

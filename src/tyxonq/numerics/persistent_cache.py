@@ -1,8 +1,8 @@
 """The opt-in persistent cache: a directory where work that outlives a process is kept.
 
-Simulators keep their contraction plans there (the path searches), and JAX keeps its compiled
-programs (JAX's persistent compilation cache), so a second process that evaluates the same
-circuit structures skips both. Entries live in a subdirectory named after the versions of
+Simulators keep their contraction plans there (the path searches) and the machine rates their
+route choices measure, and JAX keeps its compiled programs (JAX's persistent compilation cache),
+so a second process that evaluates the same circuit structures skips all three. Entries live in a subdirectory named after the versions of
 tyxonq and of the libraries that shape them, so upgrading any of them starts afresh; every entry
 is written to a temporary file and renamed into place, so concurrent processes never read a
 partial one. Entries are read only through :func:`read_entry`: regular files of at most
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import stat
 import sys
@@ -25,10 +26,11 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 __all__ = ["set_persistent_cache", "persistent_cache_directory", "default_cache_directory",
-           "PersistentCacheWarning", "report_cache_problem", "read_entry", "write_entry", "DamagedEntry",
-           "MAX_ENTRY_BYTES"]
+           "PersistentCacheWarning", "report_cache_problem", "read_entry", "write_entry", "load_json_entry",
+           "DamagedEntry", "MAX_ENTRY_BYTES", "PARSE_ERRORS"]
 
 #: the libraries whose versions name the cache subdirectory
 VERSIONED = ("tyxonq", "numpy", "opt_einsum", "cotengra", "jax", "jaxlib")
@@ -36,6 +38,11 @@ ENVIRONMENT_VARIABLE = "TYXONQ_PERSISTENT_CACHE"
 #: the largest entry file read (or written): no entry the cache writes comes near it, and a larger
 #: file is damage rather than something to load into memory
 MAX_ENTRY_BYTES = 64 * 2 ** 20
+
+#: what parsing and checking a damaged entry can raise (JSON nested too deeply for the parser,
+#: text that is not UTF-8, digits beyond Python's limit, a list where an index belongs)
+PARSE_ERRORS = (ValueError, RecursionError, MemoryError, TypeError, KeyError, IndexError, AttributeError)
+Trusted = TypeVar("Trusted")
 
 _directory: Path | None = None
 _reported: set[str] = set()
@@ -99,6 +106,51 @@ def read_entry(file: str | os.PathLike, limit: int | None = None) -> bytes:
     if len(data) > limit:  # it grew after the check
         raise DamagedEntry(f"{file} is larger than {limit} bytes")
     return data
+
+
+def load_json_entry(file: Path | None, key: str, well_formed: Callable[[dict], bool],
+                    trusted: Callable[[Any], Trusted | None], redone: str) -> Trusted | None:
+    """What ``trusted`` makes of the JSON entry ``file`` kept for ``key``, or ``None``: no cache
+    (``file`` is ``None``), no entry, another key's entry (well formed, with another ``"key"``: a
+    digest collision, not damage), or damage -- a file that is not an entry, text that does not
+    parse, an entry ``trusted`` refuses -- reported once per process. ``redone`` says what is then
+    done again (a directory that cannot be read is reported too).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> entry = pathlib.Path(tempfile.mkdtemp()) / "entry.json"
+    >>> write_entry(entry, '{"key": "k", "value": 3}', "values are not kept")
+    >>> load_json_entry(entry, "k", lambda e: "value" in e, lambda e: e["value"], "values are found again")
+    3
+    """
+    if file is None:
+        return None
+    try:
+        data = read_entry(file)
+    except FileNotFoundError:
+        return None
+    except DamagedEntry:
+        data = None
+    except OSError as error:
+        report_cache_problem("read", f"could not read {file.parent}: {error}; {redone}")
+        return None
+    try:
+        entry = json.loads(data.decode("utf-8")) if data is not None else None
+        if isinstance(entry, dict) and entry.get("key") != key and well_formed(entry):
+            return None
+        value = trusted(entry)
+    except PARSE_ERRORS:
+        value = None
+    if value is None:
+        report_damaged(file, redone)
+    return value
+
+
+def report_damaged(file: Any, redone: str) -> None:
+    """Report the entry ``file`` as damaged or outdated, once per process."""
+    report_cache_problem("damaged", f"ignored a damaged or outdated entry ({file}); {redone} and the "
+                         "entry rewritten")
 
 
 def write_entry(file: Path, text: str, unkept: str) -> None:

@@ -25,19 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from ...numerics.persistent_cache import (
-    DamagedEntry,
+    load_json_entry,
     persistent_cache_directory,
-    read_entry,
-    report_cache_problem,
+    report_damaged,
     write_entry,
 )
 
 __all__ = ["StoredPath", "load_path", "store_path", "report_wrong_path"]
 
 FORMAT = 2
-#: what parsing and checking a damaged entry can raise (JSON nested too deeply for the parser,
-#: text that is not UTF-8, digits beyond Python's limit, a list where an index belongs)
-_PARSE_ERRORS = (ValueError, RecursionError, MemoryError, TypeError, KeyError, IndexError, AttributeError)
+#: what a damaged or unreadable entry costs
+REDONE = "its path is searched again"
 _FIELDS = {"format": int, "key": str, "path": list, "simplification_steps": int, "finder": str,
            "largest_size": int, "checksum": str}
 
@@ -63,41 +61,8 @@ def _file(key: tuple) -> Path | None:
 def load_path(key: tuple, num_tensors: int) -> StoredPath | None:
     """The checked entry stored for ``key`` (a network of ``num_tensors`` tensors), or ``None``
     (no persistent cache, no entry, or an entry that cannot be trusted: reported once)."""
-    file = _file(key)
-    if file is None:
-        return None
-    try:
-        data = read_entry(file)
-    except FileNotFoundError:
-        return None
-    except DamagedEntry:
-        data = None
-    except OSError as error:
-        report_cache_problem("read", f"could not read {file.parent}: {error}; paths are searched again")
-        return None
-    try:
-        stored, foreign = _parsed(data, key, num_tensors)
-    except _PARSE_ERRORS:
-        stored, foreign = None, False
-    if stored is None and not foreign:
-        report_damaged(file)
-    return stored
-
-
-def _parsed(data: bytes | None, key: tuple, num_tensors: int) -> tuple[StoredPath | None, bool]:
-    """``(the trusted entry or None, whether the file is another key's)``; raises what a damaged
-    file makes the parser or the checks raise."""
-    if data is None:
-        return None, False
-    entry = json.loads(data.decode("utf-8"))
-    if isinstance(entry, dict) and entry.get("key") != repr(key) and _well_formed(entry):
-        return None, True  # another key with the same digest: not damage, just not ours
-    return _trusted(entry, key, num_tensors), False
-
-
-def report_damaged(file: Any) -> None:
-    report_cache_problem("damaged", f"ignored a damaged or outdated entry ({file}); its path is "
-                         "searched again and the entry rewritten")
+    return load_json_entry(_file(key), repr(key), _well_formed,
+                           lambda entry: _trusted(entry, key, num_tensors), REDONE)
 
 
 def store_path(key: tuple, path: Any, simplification_steps: int, finder: str, largest_size: int) -> None:
@@ -116,7 +81,7 @@ def store_path(key: tuple, path: Any, simplification_steps: int, finder: str, la
 def report_wrong_path(key: tuple) -> None:
     """Report the entry of ``key`` as damaged: its path compiled to another largest tensor than
     it recorded (the caller searches again, and its store rewrites the entry)."""
-    report_damaged(_file(key))
+    report_damaged(_file(key), REDONE)
 
 
 def _checksum(entry: dict) -> str:
