@@ -2,12 +2,12 @@
 
 Simulators keep their contraction plans there (the path searches) and the machine rates their
 route choices measure, and JAX keeps its compiled programs (JAX's persistent compilation cache),
-so a second process that evaluates the same circuit structures skips all three. Entries live in a subdirectory named after the versions of
-tyxonq and of the libraries that shape them, so upgrading any of them starts afresh; every entry
-is written to a temporary file and renamed into place, so concurrent processes never read a
-partial one. Entries are read only through :func:`read_entry`: regular files of at most
-:data:`MAX_ENTRY_BYTES`, opened without blocking (a FIFO or device in an entry's place is damage,
-never a hang).
+so a second process that evaluates the same circuit structures skips all three. Entries live in
+a subdirectory named after the versions of tyxonq and of the libraries that shape them, so
+upgrading any of them starts afresh; every entry is written to a temporary file and renamed into
+place, so concurrent processes never read a partial one. Entries are read only through
+:func:`read_entry`: regular files of at most :data:`MAX_ENTRY_BYTES`, opened without blocking (a
+FIFO or device in an entry's place is damage, never a hang).
 
 The cache is a convenience, never a dependency: a directory that cannot be read or written, or an
 entry that is damaged, costs the work it would have saved and a :class:`PersistentCacheWarning`

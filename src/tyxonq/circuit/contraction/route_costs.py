@@ -48,7 +48,7 @@ from .canonical import relabelled_structure
 from .elimination import ELIMINATION_MAX_LEGS, elimination_path
 from .lightcone import light_cone
 from .network import Network
-from .paths import CONTRACTION_RATE, path_cost
+from .paths import CONTRACTION_RATE, greedy_path, path_cost
 from .simplify import rank_simplify
 
 __all__ = ["MachineRates", "RouteCost", "RouteChoice", "CALLS_PER_COMPILE", "ConeGroup", "cone_groups",
@@ -313,12 +313,6 @@ def _greedy_units(legs: Sequence[Sequence[int]], output: Sequence[int]) -> float
     inputs = [tuple(symbol[leg] for leg in term) for term in legs]
     result = tuple(symbol[leg] for leg in output)
     sizes = {letter: 2 for letter in symbol.values()}
-    return path_cost([set(term) for term in inputs], set(result), sizes, _greedy_path(inputs, result, sizes))
+    sets, result_set = [set(term) for term in inputs], set(result)
+    return path_cost(sets, result_set, sizes, greedy_path(sets, result_set, sizes))
 
-
-def _greedy_path(inputs: list[tuple[str, ...]], output: tuple[str, ...], sizes: dict) -> list:
-    try:
-        from cotengrust import optimize_greedy
-    except ImportError:
-        return opt_einsum.paths.greedy([set(term) for term in inputs], set(output), sizes)
-    return optimize_greedy(inputs, output, sizes, use_ssa=False)
