@@ -9,9 +9,10 @@ Runs :mod:`run` ``--first-runs`` times per engine (3 by default), each with
 ``TYXONQ_PERSISTENT_CACHE`` pointing at a fresh temporary directory: each run's warm-up is a first
 call in a first process (planning, compilation, library start-up); then once more on the last
 run's directory, whose warm-up is the first call of a second process that finds the first one's
-contraction paths and (JAX) compiled programs on disk. A single first call on this virtual
-machine varies by a factor of two or more (the same 12-qubit density matrix: 0.62 and 2.40 s in
-two fresh processes), so the table gives the median first call (the JSON every run's). Writes
+contraction paths, measured machine rates and (JAX) compiled programs on disk. A single first
+call on this virtual machine varies by a factor of two or more (the same 12-qubit density matrix:
+0.62 and 2.40 s in two fresh processes), so the table gives the median first call (the JSON every
+run's). Writes
 every run and a table of ``steady (min)``, ``first call`` (median) and ``second process`` per
 row (``.json`` and ``.txt``).
 """
