@@ -12,9 +12,8 @@ run's directory, whose warm-up is the first call of a second process that finds 
 contraction paths, measured machine rates and (JAX) compiled programs on disk. A single first
 call on this virtual machine varies by a factor of two or more (the same 12-qubit density matrix:
 0.62 and 2.40 s in two fresh processes), so the table gives the median first call (the JSON every
-run's). Writes
-every run and a table of ``steady (min)``, ``first call`` (median) and ``second process`` per
-row (``.json`` and ``.txt``).
+run's). Writes every run and a table of ``steady (min)``, ``first call`` (median) and ``second
+process`` per row (``.json`` and ``.txt``).
 """
 
 from __future__ import annotations
