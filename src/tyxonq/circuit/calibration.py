@@ -43,7 +43,7 @@ from .contraction.paths import WRITE_WEIGHT
 from .contraction.rehearsal import record
 from .contraction.route_costs import MachineRates, RouteChoice, RouteCost, network_cost, readout_passes
 from .operations.fusion import MAX_BLOCK_QUBITS
-from .rates_store import load_rates, rates_key, store_rates
+from .rates_store import load_rates, store_rates
 
 __all__ = ["machine_rates", "set_machine_rates", "cheapest_route", "provisional_rates", "REFERENCE_RATES",
            "register_probe"]
@@ -150,13 +150,12 @@ def machine_rates(backend: ArrayBackend | None = None) -> MachineRates:
 def _stored_or_measured(K: ArrayBackend, timing_compiles: bool) -> MachineRates:
     """The rates the persistent cache keeps for ``K`` on this machine (with compiled rates, when
     ``timing_compiles``), else measured now and kept there."""
-    key = rates_key(K)
-    stored = load_rates(key)
+    stored = load_rates(K)
     if stored is not None and (stored.compile_seconds_per_tensor or not timing_compiles):
         return stored
     rates = _measure_aside(K, timing_compiles=timing_compiles)
     if rates.source == "measured":
-        store_rates(key, rates)
+        store_rates(K, rates)
     return rates
 
 

@@ -81,29 +81,35 @@ def _processor() -> str:
     return platform.processor() or "unknown"
 
 
-def _file(key: tuple[str, ...]) -> Path | None:
+def _entry(K: ArrayBackend) -> tuple[Path, tuple[str, ...]] | None:
+    """``(file, key)`` of ``K``'s entry, or ``None`` without a persistent cache (the key, a few
+    milliseconds of library metadata, is then never made)."""
     directory = persistent_cache_directory()
     if directory is None:
         return None
-    return directory / "rates" / f"{hashlib.sha256(repr(key).encode()).hexdigest()[:40]}.json"
+    key = rates_key(K)
+    return directory / "rates" / f"{hashlib.sha256(repr(key).encode()).hexdigest()[:40]}.json", key
 
 
-def load_rates(key: tuple[str, ...]) -> MachineRates | None:
-    """The rates kept for ``key``, or ``None`` (no persistent cache, no entry, another key's
-    entry, or one that cannot be trusted: reported once)."""
-    return load_json_entry(_file(key), repr(key), _well_formed, lambda entry: _trusted(entry, key),
+def load_rates(K: ArrayBackend) -> MachineRates | None:
+    """The rates kept for ``K`` on this machine, or ``None`` (no persistent cache, no entry,
+    another key's entry, or one that cannot be trusted: reported once)."""
+    if (entry := _entry(K)) is None:
+        return None
+    file, key = entry
+    return load_json_entry(file, repr(key), _well_formed, lambda stored: _trusted(stored, key),
                            "the rates are measured again")
 
 
-def store_rates(key: tuple[str, ...], rates: MachineRates) -> None:
-    """Keep ``rates`` for ``key`` (nothing without a persistent cache)."""
-    file = _file(key)
-    if file is None:
+def store_rates(K: ArrayBackend, rates: MachineRates) -> None:
+    """Keep ``rates`` for ``K`` on this machine (nothing without a persistent cache)."""
+    if (entry := _entry(K)) is None:
         return
+    file, key = entry
     values = {name: float(getattr(rates, name)) for name in RATES}
-    entry = {"format": FORMAT, "key": repr(key), "rates": values}
-    entry["checksum"] = _checksum(entry)
-    write_entry(file, json.dumps(entry), "measured rates are not kept")
+    stored = {"format": FORMAT, "key": repr(key), "rates": values}
+    stored["checksum"] = _checksum(stored)
+    write_entry(file, json.dumps(stored), "measured rates are not kept")
 
 
 def _checksum(entry: dict) -> str:
