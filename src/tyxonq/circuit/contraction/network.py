@@ -154,9 +154,26 @@ class _Builder:
             fixed = tuple((position, slicing[label]) for position, label in enumerate(legs)
                           if label in slicing)
             kept = tuple(label for label in legs if label not in slicing)
+            if len(set(kept)) < len(kept):
+                kept = self._traced_apart(network, kept)
             network.leaves.append(Leaf(leaf.source, leaf.index, kept, leaf.piece, leaf.conj,
                                        leaf.fixed + fixed, leaf.value))
         return network
+
+    def _traced_apart(self, network: Network, legs: tuple[int, ...]) -> tuple[int, ...]:
+        """``legs`` with each repeated label after its first use renamed, joined to the first by
+        an identity leaf: a trace within one leaf (an input density matrix's wire that no kept gate
+        touches) becomes a contraction between two, which every contraction path handles."""
+        seen: set[int] = set()
+        renamed = []
+        for label in legs:
+            if label in seen:
+                apart = self.fresh()
+                network.leaves.append(Leaf("identity", 0, (label, apart)))
+                label = apart
+            seen.add(label)
+            renamed.append(label)
+        return tuple(renamed)
 
 
 def _start(inputs: bool | str) -> str:
