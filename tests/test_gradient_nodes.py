@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from test_exact_gradients import build_objective, objectives
 
 import tyxonq as tq
+from conftest import make_backend
 
 torch = pytest.importorskip("torch")
 
@@ -63,6 +64,56 @@ def test_backward_reaches_the_node_and_torch_optim_steps(n):
             loss.backward()
             optimiser.step()
         assert float(ansatz(n, params).expectation(hamiltonian).detach()) < float(energy.detach())
+
+
+@pytest.mark.parametrize("backend_id", ["pytorch", "pytorch-cuda"])
+def test_nodes_compute_on_the_host_twin_where_it_reads_every_array(backend_id, monkeypatch):
+    """A node's exact method runs on NumPy (the host twin) for a sweep of up to
+    ``host_twin_entries`` amplitudes, also on CUDA (the angles copied over, the value and Jacobian
+    back); an observable matrix or input state the twin cannot read without a copy (a CUDA
+    tensor), or a larger state, keeps it on the backend. The gradients are autograd's on every
+    route, on the backend's device."""
+    from tyxonq.circuit.differentiation import node
+
+    K = make_backend(backend_id)
+    routes = []
+    decide = node._on_host_twin  # noqa: SLF001
+    monkeypatch.setattr(node, "_on_host_twin", lambda *args: routes.append(decide(*args)) or routes[-1])
+    n = 4
+    start = np.random.default_rng(3).uniform(-1, 1, 4 * n)
+    z_matrix = K.asarray(np.diag([1.0, -1.0]).astype(complex))
+    inputs = K.asarray(np.full(2 ** n, 2 ** (-n / 2), dtype=complex))
+    objectives = {
+        "pauli sum": lambda p: ansatz(n, p).expectation(tq.hamiltonians.tfim(n)),
+        "matrix": lambda p: ansatz(n, p).expectation((z_matrix, [1])),
+        "input state": lambda p: prepared(p).expectation_ps(z=[0, 2]),
+    }
+
+    def prepared(p):
+        c = tq.Circuit(n, inputs=inputs)
+        for q in range(n):
+            c.ry(q, theta=p[q]).rz(q, theta=p[n + q])
+        for q in range(n - 1):
+            c.cx(q, q + 1)
+        return c
+
+    on_device = K.device.type != "cpu"
+    expected_routes = {"pauli sum": True, "matrix": not on_device, "input state": not on_device}
+    assert K.host_copyable(z_matrix) and K.host_readable(z_matrix) != on_device
+    with tq.use_backend(K):
+        for name, objective in objectives.items():
+            for entries, twin in ((2.0 ** n, expected_routes[name]), (2.0 ** (n - 1), False)):
+                monkeypatch.setattr(type(K), "host_twin_entries", lambda self, e=entries: e)
+                routes.clear()
+                params = K.asarray(start, K.real_dtype)
+                value, gradient = tq.value_and_grad(objective)(params)
+                assert routes == [twin], name
+                plain_value, plain_gradient = tq.value_and_grad(objective, method="autograd")(params)
+                assert gradient.device == K.device
+                np.testing.assert_allclose(float(value), float(plain_value), atol=1e-12)
+                np.testing.assert_allclose(K.to_numpy(gradient), K.to_numpy(plain_gradient), atol=1e-10)
+        tracked = K.requires_grad(K.asarray(0.5, K.real_dtype))
+        assert not K.host_copyable(tracked) and K.host_copyable(0.5) and K.host_copyable(K.asarray(0.5))
 
 
 def test_angles_from_torch_code_and_shared_tensors():

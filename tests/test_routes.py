@@ -220,11 +220,12 @@ def test_pauli_expectations_take_the_state_when_the_light_cones_cover_it(backend
         assert [choice.chosen for choice in report.choices] == ["lightcone"]
 
 
-@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "jax"]))
+@pytest.mark.parametrize("backend_name", jax_in_matrix(["pytorch", "pytorch-cuda", "jax"]))
 def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, monkeypatch):
     """Light cones whose bound values nothing tracks contract on NumPy (the backend's host twin),
-    with the same values; a tracked angle, a traced (jit) call or a vmapped observable keep the
-    backend's own arrays, and their gradients."""
+    with the same values (on CUDA the angles and matrices copied over, the results back to the
+    device); a tracked angle, a traced (jit) call or a vmapped observable keep the backend's own
+    arrays, and their gradients."""
     from tyxonq.circuit.contraction import evaluation
 
     taken = []
@@ -259,6 +260,20 @@ def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, mo
         c = brickwork(angles.tolist())
         values = c.pauli_expectations(["I" * 14 + "XZ" + "I" * 14, "I" * 29 + "Y"])
         assert K.is_array(values) and taken[0]
+        if backend_name != "jax":  # results return to the backend's device
+            assert values.device == K.device and c.amplitude("0" * n).device == K.device
+            z = K.asarray(np.diag([1.0, -1.0]).astype(complex))
+            taken.clear()
+            np.testing.assert_allclose(K.to_numpy(c.expectation((z, [14]))),
+                                       K.to_numpy(c.expectation_ps(z=[14])), atol=1e-12)
+            assert taken[0]  # the observable's matrix copied to the twin where it lives on a device
+            flip = K.asarray(np.array([[0, 1], [1, 0]], complex))
+            rotated = brickwork(angles.tolist()).unitary(3, matrix=flip)
+            with tq.use_backend("numpy"):
+                flipped = brickwork(angles.tolist()).x(3).expectation_ps(z=[3])
+            taken.clear()
+            np.testing.assert_allclose(K.to_numpy(rotated.expectation_ps(z=[3])), flipped, atol=1e-12)
+            assert taken[0] == (K.device.type == "cpu")  # a gate's matrix is bound as it is: on the host
         np.testing.assert_allclose(K.to_numpy(values), expected, atol=1e-12)
         np.testing.assert_allclose(K.to_numpy(c.amplitude("0" * n)), amplitude, atol=1e-12)
         taken.clear()
@@ -273,7 +288,7 @@ def test_small_contractions_of_host_values_run_on_the_host_twin(backend_name, mo
         _, tracked = tq.value_and_grad(energy)(K.asarray(angles))
         np.testing.assert_allclose(K.to_numpy(tracked), gradient, atol=1e-10)
         assert not any(taken)
-        if backend_name == "pytorch":  # observables validated by value: no vmap over them on JAX
+        if backend_name != "jax":  # observables validated by value: no vmap over them on JAX
             z = K.asarray(np.diag([1.0, -1.0]).astype(complex))
             batched = K.vmap(lambda m: c.expectation((m, [14])))(K.stack([z, -z]))
             np.testing.assert_allclose(K.to_numpy(batched), [1, -1] * K.to_numpy(c.expectation_ps(z=[14])),

@@ -294,7 +294,8 @@ class CircuitBase(SimulatorBase, abstract=True):
                                 lambda K, state: self._apply_local(K, state, matrices, groups),
                                 lambda c: [c.expectation_request(matrices, groups, diagonal)])
         if hermitian and (slots := recorded_angles(self, matrices)) is not None:
-            return expectation_node(self, slots, lambda c: c.expectation(*operators, hermitian=True))
+            return expectation_node(self, slots, lambda c: c.expectation(*operators, hermitian=True),
+                                    others=(matrices,))
         value = evaluate_requests(K, self._operations, self.input_state(K),
                                   [self.expectation_request(matrices, groups, diagonal)])[0]
         return K.real(value) if hermitian else value
@@ -347,7 +348,7 @@ class CircuitBase(SimulatorBase, abstract=True):
                 def through_state(c: CircuitBase) -> Any:  # the node's exact method: this very route
                     return c._pauli_expectations(strings, coefficients, "state")  # noqa: SLF001
 
-                return expectation_node(self, slots, through_state)
+                return expectation_node(self, slots, through_state, others=(coefficients,))
             if (values := self._state_pauli_values(strings, forced=method == "state")) is not None:
                 return weighted_sum(get_backend(), values, coefficients)
         return self._routed(lambda: self._contracted_pauli(strings, active, coefficients, method),
@@ -478,8 +479,9 @@ class CircuitBase(SimulatorBase, abstract=True):
         if (slots := recorded_angles(self)) is not None:
             if recorded_coefficients(K, coefficients):  # weighted in autograd
                 return weighted_sum(K, self.pauli_expectations(strings), coefficients)
+            shape = () if coefficients is not None else (len(strings),)
             return expectation_node(self, slots, lambda c: c.pauli_expectations(strings, coefficients),
-                                    () if coefficients is not None else (len(strings),))
+                                    shape, others=(coefficients,))
         values = K.ones((len(strings),), K.real_dtype)
         if active:
             found = K.real(evaluate_scalars(K, self._operations, self.input_state(K),

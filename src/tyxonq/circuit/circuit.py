@@ -178,6 +178,7 @@ class Circuit(CircuitBase):
                                  and self._state_route_chosen(strings, "expectation(PauliSum)")):
             observable = stacks_states(lambda K, state: apply_pauli_sum(K, state, hamiltonian),
                                        lambda K, stack: pauli_sum_expectation(K, stack, hamiltonian))
+            observable.reads = (hamiltonian,)  # all it reads: a gradient node may compute on the host twin
             return self.dense_expectation(observable, hermitian=hermitian)
         return super()._pauli_sum_value(hamiltonian, "lightcone" if method == "auto" else method, hermitian)
 
@@ -239,7 +240,7 @@ class Circuit(CircuitBase):
                                        hamiltonian, wanted, count)[:2]
             return traced_expectation(self, lambda c: c.expectation(hamiltonian), None, sweep=sweep)
         if hermitian and (slots := recorded_angles(self, hamiltonian)) is not None:
-            return expectation_node(self, slots, lambda c: c.expectation(hamiltonian))
+            return expectation_node(self, slots, lambda c: c.expectation(hamiltonian), others=(hamiltonian,))
         value = self._sharded_result(lambda state: state.expectation(hamiltonian), 0.0,
                                      [string for _, string in hamiltonian])
         return K.asarray(value, K.real_dtype if hermitian else K.dtype)
@@ -375,7 +376,8 @@ class Circuit(CircuitBase):
                 value = K.sum(K.conj(stack) * applied, axis=1)
             return Lanes(K.real(value) if hermitian else value)
         if hermitian and (slots := recorded_angles(self)) is not None:
-            return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable))
+            return expectation_node(self, slots, lambda c: c.dense_expectation(apply_observable),
+                                    others=getattr(apply_observable, "reads", None))
         K = get_backend()
         state = self.state()
         if hermitian:

@@ -342,6 +342,13 @@ class BackendBase:
         or traces it and it lies in host memory (a number always is)."""
         return not self.needs_gradient(x)
 
+    def host_copyable(self, x: Any) -> bool:
+        """Whether :meth:`host_twin` may compute with a copy of ``x``'s value (read by
+        :meth:`to_numpy`): nothing tracks or traces it; a device array costs one transfer. Here
+        the same as :meth:`host_readable`; PyTorch on CUDA also takes its device's tensors (a
+        light cone's few angles and matrices)."""
+        return self.host_readable(x)
+
     def dtype_of(self, x: Any) -> Any:
         raise NotImplementedError
 

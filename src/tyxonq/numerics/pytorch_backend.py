@@ -685,11 +685,26 @@ class PyTorchBackend(BackendBase):
         return _gradient_node(self.torch).apply(compute, like, *inputs)[0]
 
     def host_twin(self) -> Any:
-        """The NumPy backend of this precision for CPU tensors (which NumPy reads without a
-        copy, at a fraction of PyTorch's cost per small call), else this backend."""
+        """The NumPy backend of this precision: it reads CPU tensors without a copy, at a fraction
+        of PyTorch's cost per small call; a CUDA device's small work (a light cone's few hundred
+        products, each a kernel launch there) costs less on it than launched, the angles and
+        matrices copied over once and the results back (:meth:`host_twin_entries`)."""
         from .numpy_backend import numpy_twin
 
-        return numpy_twin(self) if self.device.type == "cpu" else self
+        return numpy_twin(self)
+
+    def host_twin_entries(self) -> float:
+        """On the CPU 2^18 entries (measured on 2 cores: PyTorch's threaded kernels win above);
+        on a GPU 2^14: launching costs about 1.5 us of host time per operation there
+        (``benchmarks/cuda_profile.py``), which NumPy's products of 2^14 entries take too."""
+        return float(2 ** 18) if self.device.type == "cpu" else float(2 ** 14)
+
+    def host_copyable(self, x: Any) -> bool:
+        """Whether ``x`` is a number or a tensor, on any device, that autograd does not track and
+        no ``torch.func`` transform wraps (a CUDA tensor is copied to the host in one transfer)."""
+        if not isinstance(x, self.torch.Tensor):
+            return True
+        return not x.requires_grad and not self.torch._C._functorch.is_functorch_wrapped_tensor(x)  # noqa: SLF001
 
     def value_and_grad(self, fn: Callable[..., Any], argnums: Any = 0,
                        has_aux: bool = False) -> Callable[..., Any]:

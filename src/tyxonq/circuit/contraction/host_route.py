@@ -1,16 +1,18 @@
 """Small contractions of values nothing differentiates, run on the backend's host twin.
 
 A light-cone expectation or an amplitude is hundreds of small products: on PyTorch each costs
-5-10 us of dispatch, on eager JAX more, against 1-3 us on NumPy, which reads CPU tensors without a
-copy (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin`). Where every value a contraction
-binds (angles, input state, channels' and observables' matrices) is readable on the host
-(:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`: not tracked by autograd, not traced,
-in host memory), nothing is being compiled, and no intermediate is larger than the backend's
-:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin_entries` (PyTorch: 2^18; eager JAX on the
-CPU: any size), the contraction runs on the twin and only its results return to the backend.
-The values are the same (the twin has the backend's precision); only the speed changes. Larger
-contractions stay where the backend's threaded kernels win. The matrix-product-state simulator
-applies its gates on the twin by the same test (with no requests).
+5-10 us of dispatch (on CUDA a kernel launch besides), on eager JAX more, against 1-3 us on NumPy,
+which reads CPU tensors without a copy (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin`).
+Where every value a contraction binds (angles, input state, channels' and observables' matrices)
+can be read on the host (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_copyable`: not tracked
+by autograd, not traced; a CUDA tensor is copied over, all of them in a few transfers), nothing is
+being compiled, and no intermediate is larger than the backend's
+:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin_entries` (PyTorch: 2^18 on the CPU, 2^14
+on CUDA; eager JAX on the CPU: any size), the contraction runs on the twin and only its results
+return to the backend. The values are the same (the twin has the backend's precision); only the
+speed changes. Larger contractions stay where the backend's threaded kernels win. The
+matrix-product-state simulator applies its gates on the twin by the same test (with no requests)
+where its sites lie in host memory (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`).
 
 Inside a program the backend compiles (JAX under ``jit``), :func:`host_program_results` does the
 same for contractions whose largest intermediate reaches the backend's
@@ -47,11 +49,11 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     if any(request.network_plan.plan.largest_tensor_size > limit for request in requests):
         return None
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
-    for index, op in enumerate(operations):
-        if op.channel is not None and not _readable(K, op.channel.operators):
+    for index, op in enumerate(operations):  # matrices are bound as they are: in host memory
+        if op.channel is not None and not _in_host_memory(K, op.channel.operators):
             return None
         if op.gate == "unitary":
-            if not _readable(K, op.params[0]):
+            if not _in_host_memory(K, op.params[0]):
                 return None
             continue
         for position, value in enumerate(op.params):
@@ -70,9 +72,18 @@ _HOST_NUMBERS = (float, int, np.floating, np.integer)
 
 
 def _readable(K: ArrayBackend, value: Any) -> bool:
-    """Whether ``value`` (Kraus operators may come as a list of arrays) is readable on the host."""
+    """Whether ``value``, an angle or an array this module copies to the twin, can be read on the
+    host (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_copyable`: a CUDA tensor by a copy)."""
     if isinstance(value, (list, tuple)):
         return all(_readable(K, item) for item in value)
+    return K.host_copyable(value)
+
+
+def _in_host_memory(K: ArrayBackend, value: Any) -> bool:
+    """Whether ``value`` (Kraus operators may come as a list of arrays), which the twin binds as it
+    is, lies in host memory (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`)."""
+    if isinstance(value, (list, tuple)):
+        return all(_in_host_memory(K, item) for item in value)
     return K.host_readable(value)
 
 
@@ -124,7 +135,8 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
     twin = K.host_twin()
     slots = angle_slots(K, operations)
     if twin is K or slots is None \
-            or not all(_readable(K, op.channel.operators) for op in operations if op.channel is not None) \
+            or not all(_in_host_memory(K, op.channel.operators)
+                       for op in operations if op.channel is not None) \
             or (moved := _moved(K, twin, inputs, requests)) is None:
         return None
     host_inputs, host_requests = moved

@@ -34,8 +34,6 @@ from .tracing import active_gradient_method, gradient_method
 __all__ = ["recorded_angles", "recorded_coefficients", "expectation_node"]
 
 Slot = tuple[int, int]  # (operation index, parameter index)
-#: state-vector sweeps up to this many qubits run on the host twin (see :func:`_host_sized`)
-TWIN_QUBITS = 18
 
 
 def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
@@ -64,15 +62,16 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
 
 
 def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], Any],
-                     shape: tuple[int, ...] = ()) -> Any:
+                     shape: tuple[int, ...] = (), others: tuple | None = ()) -> Any:
     """``evaluate(circuit)`` (a real expectation, or an array of them of ``shape``) as one
     gradient node over the recorded angles at ``slots``; ``evaluate`` runs on a copy whose angles
     are traced :class:`Dual` numbers, so it returns Duals
-    (:mod:`tyxonq.circuit.differentiation.traced`)."""
+    (:mod:`tyxonq.circuit.differentiation.traced`). ``others``: the arrays ``evaluate`` reads
+    besides the circuit's (observables' matrices), or ``None`` where unknown (a callable's)."""
     K = get_backend()
     operations = circuit.operations
     method = active_gradient_method()
-    backend = K.host_twin() if _host_sized(K, circuit) else K
+    backend = K.host_twin() if _on_host_twin(K, circuit, others) else K
 
     def compute(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         duals = [Dual(value, gradient) for value, gradient in zip(values.tolist(), np.eye(len(slots)))]
@@ -83,19 +82,42 @@ def expectation_node(circuit: Any, slots: list[Slot], evaluate: Callable[[Any], 
     return K.gradient_node(compute, [operations[k].params[j] for k, j in slots], shape)
 
 
-def _host_sized(K: ArrayBackend, circuit: Any) -> bool:
-    """Whether the exact method's arrays are small enough that the host twin (NumPy) computes
-    faster than the backend itself: light-cone contractions (density matrices, circuits past the
-    state-vector sweep) and sweeps of states up to :data:`TWIN_QUBITS` qubits. Measured on 2 cores
-    (4-layer RY·RZ ansatz, TFIM energy + gradient, NumPy twin against PyTorch's own arrays): 14
-    qubits 13.2 vs 16.4 ms, 16 qubits 33.7 vs 33.8 ms, 18 qubits 145 vs 194 ms, 20 qubits 992 vs
-    966 ms (PyTorch's multithreaded kernels catch up)."""
-    n = circuit.num_qubits
+def _on_host_twin(K: ArrayBackend, circuit: Any, others: tuple | None) -> bool:
+    """Whether the exact method computes on the host twin (NumPy) rather than the backend: its
+    arrays are small enough that the twin computes faster -- light-cone contractions (density
+    matrices, circuits past the state-vector sweep) and sweeps of states of up to
+    :meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin_entries` amplitudes -- and the twin
+    reads every array the result depends on (CPU tensors; not a CUDA device's input state or
+    observable matrix). Measured on 2 cores (4-layer RY·RZ ansatz, TFIM energy + gradient, NumPy
+    twin against PyTorch's own CPU tensors): 14 qubits 13.2 vs 16.4 ms, 16 qubits 33.7 vs 33.8 ms,
+    18 qubits 145 vs 194 ms, 20 qubits 992 vs 966 ms (PyTorch's multithreaded kernels catch up)."""
     if not K.capabilities.gradient_nodes:  # JAX's node: a host callback, computed there
         return True
-    if not circuit.has_state_vector() or n <= TWIN_QUBITS:
+    if not _held_on_host(K, circuit, others):
+        return False
+    n = circuit.num_qubits
+    if not circuit.has_state_vector() or 2 ** n <= K.host_twin_entries():
         return True
     return 3 * 2 ** n * 16 > memory_budget(K)  # no sweep: contractions
+
+
+def _held_on_host(K: ArrayBackend, circuit: Any, others: tuple | None) -> bool:
+    """Whether the circuit's arrays (input state, gate and channel matrices) and ``others`` lie in
+    host memory; where ``others`` is ``None`` (unknown), whether the backend's arrays do."""
+    if others is None:
+        return K.host_readable(K.zeros((), K.real_dtype))
+    for op in circuit.operations:
+        if op.channel is not None and not _host(K, op.channel.operators):
+            return False
+        if op.gate == "unitary" and not _host(K, op.params[0]):
+            return False
+    return _host(K, getattr(circuit, "_inputs", None)) and _host(K, others)
+
+
+def _host(K: ArrayBackend, tree: Any) -> bool:
+    if isinstance(tree, (list, tuple)):
+        return all(_host(K, item) for item in tree)
+    return tree is None or K.host_readable(tree)
 
 
 def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
