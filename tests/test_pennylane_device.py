@@ -309,6 +309,24 @@ def test_noise_channels_match_default_mixed(channel):
         assert np.allclose(g, e, atol=TOL, rtol=0)
 
 
+def test_a_prepared_density_matrix_matches_default_mixed_on_wires_no_gate_touches():
+    """QubitDensityMatrix on the mixed device, with wires 1 and 2 left to the input (before: every
+    result but the state failed there, "legs appear in one operand only")."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(8, 8)) + 1j * rng.normal(size=(8, 8))
+    rho = a @ a.conj().T / np.trace(a @ a.conj().T).real
+
+    def circuit():
+        qml.QubitDensityMatrix(rho, wires=[0, 1, 2])
+        qml.RX(0.4, wires=0)
+        return qml.expval(qml.Z(0) @ qml.X(2)), qml.probs(wires=[1, 2]), qml.density_matrix(wires=[2])
+
+    got = qml.QNode(circuit, qml.device("tyxonq.mixed", wires=3))()
+    expected = qml.QNode(circuit, qml.device("default.mixed", wires=3))()
+    for g, e in zip(got, expected):
+        assert np.allclose(g, e, atol=TOL, rtol=0)
+
+
 # -- refusals -----------------------------------------------------------------------------------------
 def test_channels_on_the_pure_state_device_are_refused():
     circuit = qml.QNode(lambda: (qml.BitFlip(0.1, wires=0), qml.expval(qml.Z(0)))[-1],
