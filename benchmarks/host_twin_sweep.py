@@ -17,7 +17,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 DEFAULT_ROWS = ("brickwork_local:50", "qaoa_energy_p2:100", "qaoa_gradient_p2:100", "energy_gradient:12",
                 "energy_gradient:16", "tfim_brickwork_gradient:50")
@@ -27,6 +26,7 @@ DEFAULT_LIMITS = (0, 12, 14, 16, 18)  # 0: never; else log2 of the entries
 def time_row(row: str, log2_limit: int, repeat: int) -> float:
     """The minimum over ``repeat`` calls (after a warm-up) of ``row`` with the limit in place."""
     import torch
+    from floors import best
     from specs import make_spec
     from tyxonq_engine import build
 
@@ -37,13 +37,7 @@ def time_row(row: str, log2_limit: int, repeat: int) -> float:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     workload, n = row.split(":")
     run, _ = build(make_spec(workload, int(n)), f"pytorch:{device}")
-    run()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return best(run, repeat)
 
 
 def main() -> None:

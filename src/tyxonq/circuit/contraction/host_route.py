@@ -34,7 +34,7 @@ from ...numerics.distributed import communicator
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation, with_angles_at
 
-__all__ = ["host_twin_for", "host_program_results", "angle_slots"]
+__all__ = ["host_twin_for", "host_program_results", "angle_slots", "in_host_memory"]
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -50,10 +50,10 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
         return None
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
     for index, op in enumerate(operations):  # matrices are bound as they are: in host memory
-        if op.channel is not None and not _in_host_memory(K, op.channel.operators):
+        if op.channel is not None and not in_host_memory(K, op.channel.operators):
             return None
         if op.gate == "unitary":
-            if not _in_host_memory(K, op.params[0]):
+            if not in_host_memory(K, op.params[0]):
                 return None
             continue
         for position, value in enumerate(op.params):
@@ -79,12 +79,20 @@ def _readable(K: ArrayBackend, value: Any) -> bool:
     return K.host_copyable(value)
 
 
-def _in_host_memory(K: ArrayBackend, value: Any) -> bool:
-    """Whether ``value`` (Kraus operators may come as a list of arrays), which the twin binds as it
-    is, lies in host memory (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`)."""
+def in_host_memory(K: ArrayBackend, value: Any) -> bool:
+    """Whether ``value`` (``None``, an array, a number, or lists and tuples of them: Kraus
+    operators), which the twin would bind as it is, lies in host memory
+    (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_readable`).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> in_host_memory(tq.get_backend("numpy"), [None, 0.5, [tq.get_backend("numpy").eye(2)]])
+    True
+    """
     if isinstance(value, (list, tuple)):
-        return all(_in_host_memory(K, item) for item in value)
-    return K.host_readable(value)
+        return all(in_host_memory(K, item) for item in value)
+    return value is None or K.host_readable(value)
 
 
 def _moved(K: ArrayBackend, twin: ArrayBackend, inputs: Any,
@@ -135,7 +143,7 @@ def host_program_results(K: ArrayBackend, operations: Sequence[Operation], input
     twin = K.host_twin()
     slots = angle_slots(K, operations)
     if twin is K or slots is None \
-            or not all(_in_host_memory(K, op.channel.operators)
+            or not all(in_host_memory(K, op.channel.operators)
                        for op in operations if op.channel is not None) \
             or (moved := _moved(K, twin, inputs, requests)) is None:
         return None

@@ -28,6 +28,7 @@ from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
 from ...numerics.memory import memory_budget
 from ...numerics.protocol import ArrayBackend
+from ..contraction.host_route import in_host_memory
 from ..operations.operation import with_angles_at
 from .tracing import active_gradient_method, gradient_method
 
@@ -107,17 +108,11 @@ def _held_on_host(K: ArrayBackend, circuit: Any, others: tuple | None) -> bool:
     if others is None:
         return K.host_readable(K.zeros((), K.real_dtype))
     for op in circuit.operations:
-        if op.channel is not None and not _host(K, op.channel.operators):
+        if op.channel is not None and not in_host_memory(K, op.channel.operators):
             return False
-        if op.gate == "unitary" and not _host(K, op.params[0]):
+        if op.gate == "unitary" and not in_host_memory(K, op.params[0]):
             return False
-    return _host(K, getattr(circuit, "_inputs", None)) and _host(K, others)
-
-
-def _host(K: ArrayBackend, tree: Any) -> bool:
-    if isinstance(tree, (list, tuple)):
-        return all(_host(K, item) for item in tree)
-    return tree is None or K.host_readable(tree)
+    return in_host_memory(K, getattr(circuit, "_inputs", None)) and in_host_memory(K, others)
 
 
 def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
