@@ -13,6 +13,7 @@ made once per group and kept.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics import get_backend
+from ...numerics.cache_registry import register_function_cache
+from ...numerics.collector import collector_paused
 from ...numerics.moves import permute
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation
@@ -72,6 +75,18 @@ def _constant_key(leaf: Leaf, operations: Sequence[Operation]) -> tuple | None:
     return None
 
 
+@register_function_cache
+@functools.lru_cache(maxsize=4096)
+def _entry_order(entries: int, moves: tuple) -> np.ndarray:
+    """The entries of a flattened piece in the order ``moves`` lay them out (read-only; the
+    terms of a group share a few orders)."""
+    order = np.arange(entries)
+    if moves:
+        order = np.asarray(permute(get_backend("numpy"), order, moves)).reshape(-1)
+    order.setflags(write=False)
+    return order
+
+
 def _gathered(leaves: list[Leaf], moves: list[tuple], binder: Binder) -> Gathered | None:
     operations = binder.operations
     first = leaves[0]
@@ -85,10 +100,8 @@ def _gathered(leaves: list[Leaf], moves: list[tuple], binder: Binder) -> Gathere
         if (leaf.source != "gate" or other.gate != op.gate or other.dagger != op.dagger
                 or leaf.piece != first.piece or leaf.fixed != first.fixed or leaf.conj != first.conj):
             return None
-    host = get_backend("numpy")
     entries = 2 ** len(first.legs)
-    permutations = np.stack([np.asarray(permute(host, np.arange(entries), term_moves)).reshape(-1)
-                             if term_moves else np.arange(entries) for term_moves in moves])
+    permutations = np.stack([_entry_order(entries, term_moves) for term_moves in moves])
     rows = np.asarray([binder.row(leaf.index) for leaf in leaves])
     return Gathered(op.gate, op.dagger, first.piece, first.fixed, first.conj,
                     rows[:, None] * entries + permutations, permutations,
@@ -102,19 +115,21 @@ def group_program(network_plans: Sequence[NetworkPlan], binder: Binder) -> tuple
     key = tuple(network_plans)
     program = plan.groups.get(key)
     if program is None:
-        program = []
-        for j in range(len(plan.legs)):
-            leaves = [member.network.leaves[member.order[j]] for member in network_plans]
-            moves = [member.leaf_moves[j] for member in network_plans]
-            gathered = _gathered(leaves, moves, binder)
-            if gathered is not None:
-                program.append(gathered)
-                continue
-            constant = all(_constant_key(leaf, binder.operations) is not None for leaf in leaves)
-            program.append(Constant() if constant else None)
-        program = tuple(program)
+        with collector_paused():
+            program = tuple(_position_program(network_plans, binder, j) for j in range(len(plan.legs)))
         plan.groups[key] = program
     return program
+
+
+def _position_program(network_plans: Sequence[NetworkPlan], binder: Binder,
+                      j: int) -> Gathered | Constant | None:
+    """Canonical position ``j``'s entry of :func:`group_program`."""
+    leaves = [member.network.leaves[member.order[j]] for member in network_plans]
+    gathered = _gathered(leaves, [member.leaf_moves[j] for member in network_plans], binder)
+    if gathered is not None:
+        return gathered
+    constant = all(_constant_key(leaf, binder.operations) is not None for leaf in leaves)
+    return Constant() if constant else None
 
 
 def _canonical(K: ArrayBackend, tensor: Any, moves: Any) -> Any:

@@ -22,6 +22,7 @@ import opt_einsum
 
 from ...numerics.arguments import checked_flag
 from ...numerics.cache_registry import register_cache
+from ...numerics.collector import collector_paused
 from ...numerics.moves import Move, permutation_moves, permute
 from ...numerics.protocol import ArrayBackend
 from .canonical import network_form
@@ -161,7 +162,8 @@ class _PlanCache:
                 self.hits += 1
                 return entry
             self.misses += 1
-        entry = build()
+        with collector_paused():
+            entry = build()
         with self._lock:
             if self.enabled and self.maxsize > 0:
                 self._networks.put(key, entry)
@@ -189,7 +191,8 @@ class _PlanCache:
             if entry is not None:
                 self.hits += len(entry)
                 return entry
-        entry = build()
+        with collector_paused():
+            entry = build()
         with self._lock:
             if self.enabled and self.maxsize > 0:
                 self._lists.put(key, entry)
