@@ -2,7 +2,8 @@
 what a row cannot go below with the method it uses, on this machine, in one process.
 
     PYTHONPATH=src python benchmarks/floors.py [--sections xla_products jax_states first_states
-        first_call_parts first_touch jax_programs per_call host_callback permutations]
+        first_call_parts first_call_gc plan_trade first_touch jax_programs per_call host_callback
+        twin_rows permutations]
         [--output benchmarks/results/floors.json]
 
 Sections:
@@ -24,6 +25,10 @@ Sections:
   collections), the objects it tracks before and after, and one full collection timed after it.
   A full collection walks every tracked object, the backend library's included (PyTorch's import
   leaves about three times NumPy's).
+- ``plan_trade``: the QAOA p = 3 energy's first call and steady call in fresh processes with the
+  default planner and with opt_einsum's greedy paths alone (no min-fill elimination or
+  simplification search): what a cheaper plan saves on the first call against what it costs
+  every call after.
 - ``first_touch``: filling 256 MiB and 1 GiB of fresh memory in a fresh process, three times
   (freed in between) and once more in place: what a first call that needs that much memory pays
   for its pages, against later calls.
@@ -34,6 +39,11 @@ Sections:
 - ``host_callback``: a ``jax.jit`` program whose only work is a host callback handing back a
   ready 2^22- or 2^24-entry array (a 22-qubit state, a 12-qubit density matrix): what a JAX row
   taken from NumPy pays over NumPy's own call, against a plain NumPy copy of the array.
+- ``twin_rows``: rows another backend computes mostly with NumPy on its host twin (JAX: wide
+  sampling, the MPS quench, the lattice sampling; PyTorch: the 12-qubit energy gradient, the
+  batched energies, Adam), alternated with NumPy's own call in one process (five rounds, the
+  lattice two; each engine's fastest and slowest call), and NumPy's result handed back as that
+  backend's arrays: what the row adds to NumPy's.
 - ``permutations``: the 12-qubit noisy density matrix's output permutation (24 legs, 256 MiB): one
   NumPy transpose, the two passes of ``tyxonq.numerics.moves``, PyTorch's and XLA's.
 
@@ -43,6 +53,7 @@ Writes ``.json`` and ``.txt`` (one line per measurement); the rows of sections n
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import pathlib
@@ -55,8 +66,8 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_call_gc", "first_touch",
-            "jax_programs", "per_call", "host_callback", "permutations")
+SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_call_gc", "plan_trade",
+            "first_touch", "jax_programs", "per_call", "host_callback", "twin_rows", "permutations")
 
 
 def best(call: Callable[[], Any], repeat: int = 5) -> float:
@@ -188,7 +199,7 @@ def timed(module, name, label):
 
 timed(network, "light_cone", "light cones")
 timed(plan, "network_form", "canonical forms (plans)")
-timed(route_costs, "network_form", "canonical forms (route costs)")
+timed(route_costs, "network_cost", "route costs (light-cone networks)")
 timed(calibration, "_measure_aside", "machine rates (the route probe)")
 timed(plan, "rank_simplify", "plans: rank simplification")
 timed(plan, "compile_path", "plans: compiling the steps")
@@ -354,6 +365,43 @@ def first_call_gc() -> list[dict]:
     return rows
 
 
+_PLAN_TRADE = """
+import json, sys
+sys.path.insert(0, {here!r})
+import tyxonq as tq
+import tyxonq_engine
+from measure import first_and_steady
+from specs import make_spec
+
+tq.set_backend("numpy")
+tq.set_contractor({contractor!r})
+run, _ = tyxonq_engine.build(make_spec({workload!r}, {n}), "numpy")
+first, steady = first_and_steady(run, repeat=5)
+print(json.dumps(dict(first=first, steady=steady, distinct=tq.plan_cache_info().path_searches)))
+"""
+
+#: the row whose first call is planning, and the planners it is measured with
+PLAN_TRADE_ROW, PLAN_TRADE_CONTRACTORS = ("qaoa_energy_p3", 100), ("circuit", "greedy")
+
+
+def plan_trade() -> list[dict]:
+    """:data:`PLAN_TRADE_ROW`'s first and steady call on NumPy in fresh processes (no plans from
+    disk), planned by each of :data:`PLAN_TRADE_CONTRACTORS`."""
+    rows = []
+    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")
+    workload, n = PLAN_TRADE_ROW
+    for contractor in PLAN_TRADE_CONTRACTORS:
+        script = _PLAN_TRADE.format(here=str(HERE), workload=workload, n=n, contractor=contractor)
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True)
+        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append({"section": "plan_trade", "what": f"{workload} {n}, {contractor} paths",
+                     "first_s": parts["first"], "steady_s": parts["steady"],
+                     "first_over_steady_s": parts["first"] - parts["steady"],
+                     "distinct_plans": parts["distinct"]})
+    return rows
+
+
 _FIRST_TOUCH = """
 import json, sys, time
 import numpy as np
@@ -415,6 +463,56 @@ def _host_callback_row(jax: Any, log_entries: int) -> dict:
 
 #: the 12-qubit noisy density matrix's output permutation (its contraction's last leg order)
 DENSITY_PERMUTATION = (13, 15, 17, 21, 18, 22, 10, 7, 9, 5, 3, 0, 12, 14, 16, 20, 19, 23, 11, 6, 8, 4, 2, 1)
+
+
+#: rows another backend computes with NumPy on its host twin, alternated with NumPy's own call
+#: (workload, qubits, backend, rounds)
+TWIN_ROWS = (("wide_sampling", 50, "jax", 5), ("mps_quench", 100, "jax", 5),
+             ("lattice_sampling", 36, "jax", 2), ("energy_gradient", 12, "pytorch", 5),
+             ("batched_energies_64", 10, "pytorch", 5), ("adam_vqe_100", 12, "pytorch", 5))
+
+
+def twin_rows() -> list[dict]:
+    """Each of :data:`TWIN_ROWS` on NumPy and on its backend alternated in one process (its rounds
+    after a warm-up each), and NumPy's result handed back as that backend's arrays."""
+    import tyxonq_engine
+    from specs import make_spec
+
+    import tyxonq as tq
+
+    rows = []
+    for workload, n, backend, rounds in TWIN_ROWS:
+        spec = make_spec(workload, n)
+        runs = {}
+        for name in ("numpy", backend):
+            runs[name], _ = tyxonq_engine.build(spec, name)
+            runs[name]()  # the warm-up: plans, and JAX's compilation
+        times: dict[str, list[float]] = {"numpy": [], backend: []}
+        for _ in range(rounds):
+            for name, run in runs.items():
+                with tq.use_backend(name):
+                    times[name].append(best(run, 1))
+        with tq.use_backend("numpy"):
+            result = runs["numpy"]()
+        handback = best(functools.partial(_handed_back, backend, result), 20)
+        rows.append({"section": "twin_rows", "what": f"{workload} {n}, {backend}",
+                     "numpy_s": min(times["numpy"]), "numpy_slowest_s": max(times["numpy"]),
+                     "backend_s": min(times[backend]), "backend_slowest_s": max(times[backend]),
+                     "backend_over_numpy": min(times[backend]) / min(times["numpy"]),
+                     "handback_s": handback})
+    return rows
+
+
+def _handed_back(backend: str, result: Any) -> Any:
+    """``result``'s arrays (any nesting) as ``backend``'s."""
+    if backend == "jax":
+        import jax
+
+        return jax.block_until_ready(jax.tree.map(jax.numpy.asarray, result))
+    import torch
+    from torch.utils._pytree import tree_map
+
+    return tree_map(lambda leaf: torch.as_tensor(leaf) if isinstance(leaf, np.ndarray) else leaf, result)
 
 
 def permutations() -> list[dict]:
