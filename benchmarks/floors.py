@@ -81,6 +81,17 @@ def best(call: Callable[[], Any], repeat: int = 5) -> float:
     return min(times)
 
 
+def fresh_process(script: str) -> dict:
+    """The JSON object ``script`` prints last, run by this Python in a fresh process with no
+    persistent cache (a first process: nothing planned or measured on disk); its errors are
+    raised with what it wrote to stderr."""
+    done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, TYXONQ_PERSISTENT_CACHE=""),
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"a floors script failed (exit status {done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def xla_products() -> list[dict]:
     import jax
 
@@ -161,11 +172,8 @@ print(json.dumps(dict(import_s=imported, planning_s=planning, first_contraction_
 
 def first_states() -> list[dict]:
     rows = []
-    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")  # no plans from disk: a first process
     for n in (20, 22):
-        done = subprocess.run([sys.executable, "-c", _FIRST_STATE.format(here=str(HERE), n=n)], env=env,
-                              capture_output=True, text=True, check=True)
-        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        parts = fresh_process(_FIRST_STATE.format(here=str(HERE), n=n))
         rows.append({"section": "first_states", "what": f"statevector {n} qubits, first process", **parts,
                      "first_over_steady_s": parts["planning_s"] + parts["first_contraction_s"]
                      - parts["steady_s"]})
@@ -222,12 +230,8 @@ def first_call_parts() -> list[dict]:
     disk), in parts: light cones, canonical forms, the machine-rate probe, plans (simplification,
     min-fill elimination, hyper search, compiling the steps), per distinct plan."""
     rows = []
-    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")
     for workload, n in FIRST_CALL_ROWS:
-        script = _FIRST_CALL_PARTS.format(here=str(HERE), workload=workload, n=n)
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                              check=True)
-        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        parts = fresh_process(_FIRST_CALL_PARTS.format(here=str(HERE), workload=workload, n=n))
         distinct = parts["counts"].get("plans (all)", 0)
         what = f"{workload} {n}"
         rows.append({"section": "first_call_parts", "what": f"{what}: first call", "first_s": parts["first"],
@@ -349,13 +353,10 @@ def first_call_gc() -> list[dict]:
     plans from disk): the collector's time in it (young generations; full collections and how
     many), the tracked objects before and after the call, and one full collection timed after."""
     rows = []
-    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")
     for workload, n in FIRST_CALL_GC_ROWS:
         for backend in ("numpy", "pytorch"):
-            script = _FIRST_CALL_GC.format(here=str(HERE), workload=workload, n=n, backend=backend)
-            done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                                  check=True)
-            parts = json.loads(done.stdout.strip().splitlines()[-1])
+            parts = fresh_process(_FIRST_CALL_GC.format(here=str(HERE), workload=workload, n=n,
+                                                        backend=backend))
             rows.append({"section": "first_call_gc", "what": f"{workload} {n}, {backend}",
                          "first_s": parts["first"], "collector_young_s": parts["young"],
                          "collector_full_s": parts["full_collections"],
@@ -388,13 +389,10 @@ def plan_trade() -> list[dict]:
     """:data:`PLAN_TRADE_ROW`'s first and steady call on NumPy in fresh processes (no plans from
     disk), planned by each of :data:`PLAN_TRADE_CONTRACTORS`."""
     rows = []
-    env = dict(os.environ, TYXONQ_PERSISTENT_CACHE="")
     workload, n = PLAN_TRADE_ROW
     for contractor in PLAN_TRADE_CONTRACTORS:
-        script = _PLAN_TRADE.format(here=str(HERE), workload=workload, n=n, contractor=contractor)
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                              check=True)
-        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        parts = fresh_process(_PLAN_TRADE.format(here=str(HERE), workload=workload, n=n,
+                                                 contractor=contractor))
         rows.append({"section": "plan_trade", "what": f"{workload} {n}, {contractor} paths",
                      "first_s": parts["first"], "steady_s": parts["steady"],
                      "first_over_steady_s": parts["first"] - parts["steady"],
@@ -431,9 +429,7 @@ def first_touch() -> list[dict]:
     hands it pages lazily the first is far slower."""
     rows = []
     for mib in FIRST_TOUCH_MIB:
-        code = _FIRST_TOUCH.format(entries=mib * 2 ** 20 // 16)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        parts = json.loads(done.stdout.strip().splitlines()[-1])
+        parts = fresh_process(_FIRST_TOUCH.format(entries=mib * 2 ** 20 // 16))
         rows.append({"section": "first_touch", "what": f"{mib} MiB, fresh process", **{
             f"{key}_s": value for key, value in parts.items()}})
     return rows
