@@ -110,11 +110,12 @@ def steady_checks(results: pathlib.Path) -> Iterator[Check]:
             peer = min(peers, key=peers.get)
             yield Check("jax/peer", row, "tyxonq-jax", jax / peers[peer], 0.5,
                         f"{_ms(jax)} / {peer} {_ms(peers[peer])}")
-        for engine in EAGER:
-            if engine in engines and eager_peers:
-                peer = min(eager_peers, key=eager_peers.get)
-                yield Check("eager/peer", row, engine, engines[engine] / eager_peers[peer], 1.0,
-                            f"{_ms(engines[engine])} / {peer} {_ms(eager_peers[peer])}")
+        if not eager_peers:
+            continue
+        eager_peer = min(eager_peers, key=eager_peers.get)
+        for engine in (engine for engine in EAGER if engine in engines):
+            yield Check("eager/peer", row, engine, engines[engine] / eager_peers[eager_peer], 1.0,
+                        f"{_ms(engines[engine])} / {eager_peer} {_ms(eager_peers[eager_peer])}")
 
 
 def first_call_checks(results: pathlib.Path) -> Iterator[Check]:

@@ -34,7 +34,8 @@ from ...numerics.distributed import communicator
 from ...numerics.protocol import ArrayBackend
 from ..operations.operation import Operation, with_angles_at
 
-__all__ = ["host_twin_for", "host_program_results", "angle_slots", "in_host_memory"]
+__all__ = ["host_twin_for", "host_program_results", "angle_slots", "in_host_memory",
+           "matrices_in_host_memory"]
 
 
 def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
@@ -49,13 +50,12 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     if any(request.network_plan.plan.largest_tensor_size > limit for request in requests):
         return None
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
-    for index, op in enumerate(operations):  # matrices are bound as they are: in host memory
-        if op.channel is not None and not in_host_memory(K, op.channel.operators):
-            return None
-        if op.gate == "unitary":
-            if not in_host_memory(K, op.params[0]):
+    for index, op in enumerate(operations):
+        if op.gate == "unitary" or op.channel is not None:  # matrices, bound as they are
+            if not matrices_in_host_memory(K, op):
                 return None
-            continue
+            if op.gate == "unitary":
+                continue
         for position, value in enumerate(op.params):
             if not isinstance(value, _HOST_NUMBERS):  # most angles are host numbers: nothing to ask
                 if not _readable(K, value):
@@ -77,6 +77,22 @@ def _readable(K: ArrayBackend, value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return all(_readable(K, item) for item in value)
     return K.host_copyable(value)
+
+
+def matrices_in_host_memory(K: ArrayBackend, op: Operation) -> bool:
+    """Whether the matrices of ``op`` that the twin binds as they are (a channel's Kraus
+    operators, a ``unitary``'s matrix) lie in host memory (:func:`in_host_memory`).
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("numpy")
+    >>> matrices_in_host_memory(K, Operation("unitary", (0,), (K.eye(2),)))
+    True
+    """
+    if op.channel is not None:
+        return in_host_memory(K, op.channel.operators)
+    return op.gate != "unitary" or in_host_memory(K, op.params[0])
 
 
 def in_host_memory(K: ArrayBackend, value: Any) -> bool:

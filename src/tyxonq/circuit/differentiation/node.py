@@ -28,7 +28,7 @@ from ...numerics import get_backend, use_backend
 from ...numerics.dual import Dual
 from ...numerics.memory import memory_budget
 from ...numerics.protocol import ArrayBackend
-from ..contraction.host_route import in_host_memory
+from ..contraction.host_route import in_host_memory, matrices_in_host_memory
 from ..operations.operation import with_angles_at
 from .tracing import active_gradient_method, gradient_method
 
@@ -107,12 +107,8 @@ def _held_on_host(K: ArrayBackend, circuit: Any, others: tuple | None) -> bool:
     host memory; where ``others`` is ``None`` (unknown), whether the backend's arrays do."""
     if others is None:
         return K.host_readable(K.zeros((), K.real_dtype))
-    for op in circuit.operations:
-        if op.channel is not None and not in_host_memory(K, op.channel.operators):
-            return False
-        if op.gate == "unitary" and not in_host_memory(K, op.params[0]):
-            return False
-    return in_host_memory(K, getattr(circuit, "_inputs", None)) and in_host_memory(K, others)
+    return (all(matrices_in_host_memory(K, op) for op in circuit.operations)
+            and in_host_memory(K, getattr(circuit, "_inputs", None)) and in_host_memory(K, others))
 
 
 def _value_and_jacobian(result: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
