@@ -86,33 +86,29 @@ def _svd_split(torch: Any) -> Any:
 
 @functools.lru_cache(maxsize=None)
 def _gradient_node(torch: Any) -> Any:
-    """A value and its Jacobian as one autograd node: the backward pass is one product."""
+    """A value and its Jacobian as one autograd node over one float64 vector of the angles: the
+    backward pass is one product (the angles' own stack, outside, splits it in C++; one input
+    rather than one per angle spares ``Function.apply`` and the engine a Python step per angle)."""
 
     class GradientNode(torch.autograd.Function):
         @staticmethod
-        def forward(compute: Any, like: Any, *inputs: Any) -> Any:
-            values = torch.stack([x.reshape(()) if x.dim() else x for x in inputs]).to(torch.float64)
-            value, jacobian = compute(values.cpu().numpy())
+        def forward(compute: Any, like: Any, angles: Any) -> Any:
+            value, jacobian = compute(angles.detach().cpu().numpy())
             as_tensor = functools.partial(torch.as_tensor, dtype=like.dtype, device=like.device)
             return as_tensor(np.asarray(value)), as_tensor(np.asarray(jacobian))
 
         @staticmethod
         def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_backward(output[1], *inputs[2:])
+            ctx.save_for_backward(output[1], inputs[2])
             ctx.mark_non_differentiable(output[1])
-            ctx.input_types = [(x.shape, x.dtype) for x in inputs[2:]]
 
         @staticmethod
         def backward(ctx: Any, cotangent: Any, unused: Any) -> Any:
-            jacobian, *inputs = ctx.saved_tensors
-            grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim())
+            jacobian, angles = ctx.saved_tensors
+            grads = torch.tensordot(cotangent, jacobian, dims=cotangent.dim()).to(angles.dtype)
             if torch.is_grad_enabled():  # create_graph: the gradient may be differentiated again,
-                grads = _no_second_derivative(torch).apply(grads, *inputs)  # which must raise
-            types = ctx.input_types
-            if all(t == ((), types[0][1]) for t in types):  # scalar angles: one cast, one split
-                return (None, None, *grads.to(types[0][1]).unbind())
-            return (None, None, *(g.reshape(shape).to(dtype) for g, (shape, dtype)
-                                  in zip(grads.unbind(), types)))
+                grads = _no_second_derivative(torch).apply(grads, angles)  # which must raise
+            return None, None, grads
 
     return GradientNode
 
@@ -681,8 +677,14 @@ class PyTorchBackend(BackendBase):
         >>> round(float(x.grad), 6) == round(float(np.cos(0.5)), 6)
         True
         """
-        like = self.torch.empty((), dtype=self.real_dtype, device=self.device)
-        return _gradient_node(self.torch).apply(compute, like, *inputs)[0]
+        torch = self.torch
+        like = torch.empty((), dtype=self.real_dtype, device=self.device)
+        try:  # one stack (type-promoting; its backward casts back), not one call per angle
+            angles = torch.stack(inputs).reshape(-1)
+        except RuntimeError:  # shapes () and (1,) mixed
+            angles = torch.cat([x.reshape(1) for x in inputs])
+        angles = angles.to(torch.float64)
+        return _gradient_node(torch).apply(compute, like, angles)[0]
 
     def host_twin(self) -> Any:
         """The NumPy backend of this precision: it reads CPU tensors without a copy, at a fraction
