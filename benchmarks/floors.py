@@ -3,7 +3,7 @@ what a row cannot go below with the method it uses, on this machine, in one proc
 
     PYTHONPATH=src python benchmarks/floors.py [--sections xla_products jax_states first_states
         first_call_parts first_call_gc plan_trade first_touch jax_programs per_call host_callback
-        twin_rows permutations]
+        twin_rows permutations autograd_floor mps_splits]
         [--output benchmarks/results/floors.json]
 
 Sections:
@@ -46,6 +46,17 @@ Sections:
   backend's arrays: what the row adds to NumPy's.
 - ``permutations``: the 12-qubit noisy density matrix's output permutation (24 legs, 256 MiB): one
   NumPy transpose, the two passes of ``tyxonq.numerics.moves``, PyTorch's and XLA's.
+- ``autograd_floor``: PyTorch's TFIM energy and gradient (``energy_gradient`` 8 and 12) alternated
+  with NumPy's in one process, and what autograd alone costs on top of NumPy's sweep: the user's
+  parameter tensor indexed as the template indexes it (a slice and a split per rotation layer), the
+  angles stacked into one gradient node whose value and Jacobian are ready, and the backward pass
+  to the parameters, in bare PyTorch. NumPy's call plus that graph is what any exact method that
+  keeps the user's autograd graph costs on PyTorch's CPU.
+- ``mps_splits``: the 100-qubit MPS quench (``mps_quench``, max bond 32) on NumPy -- the work the
+  JAX row runs on its host twin, its ranks read from values, so no compiled program -- against
+  its two-site splits replayed with nothing but NumPy around them: each split's matrix recorded,
+  then the gate's product, LAPACK's SVD, the rank count and the truncation, one split after the
+  other; and qiskit-aer's quench on this machine.
 
 Writes ``.json`` and ``.txt`` (one line per measurement); the rows of sections not run are kept.
 """
@@ -67,7 +78,8 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 SECTIONS = ("xla_products", "jax_states", "first_states", "first_call_parts", "first_call_gc", "plan_trade",
-            "first_touch", "jax_programs", "per_call", "host_callback", "twin_rows", "permutations")
+            "first_touch", "jax_programs", "per_call", "host_callback", "twin_rows", "permutations",
+            "autograd_floor", "mps_splits")
 
 
 def best(call: Callable[[], Any], repeat: int = 5) -> float:
@@ -284,12 +296,14 @@ def jax_programs() -> list[dict]:
     return rows
 
 
-def _fastest_peers() -> dict[tuple[str, int], tuple[str, float]]:
-    """(workload, n) -> (engine, seconds) of the fastest non-tyxonq engine in ``latest.json``."""
+def _fastest_peers(exclude: tuple[str, ...] = ()) -> dict[tuple[str, int], tuple[str, float]]:
+    """(workload, n) -> (engine, seconds) of the fastest non-tyxonq engine in ``latest.json``
+    (``exclude``: engines not counted)."""
     found: dict[tuple[str, int], tuple[str, float]] = {}
     for row in json.loads((HERE / "results" / "latest.json").read_text())["results"]:
         seconds = row.get("min_s")
-        if seconds is None or row["engine"].startswith("tyxonq") or row.get("status") != "ok":
+        if seconds is None or row["engine"].startswith("tyxonq") or row.get("status") != "ok" \
+                or row["engine"] in exclude:
             continue
         key = (row["workload"], row["qubits"])
         if key not in found or seconds < found[key][1]:
@@ -542,6 +556,129 @@ def permutations() -> list[dict]:
              "pytorch_one_pass_s": best(lambda: tensor.permute(DENSITY_PERMUTATION).contiguous(), 3),
              "pytorch_two_passes_s": staged["pytorch"],
              "xla_s": best(lambda: transposed(on_device).block_until_ready(), 3)}]
+
+
+#: (workload, qubits) of the PyTorch rows :func:`autograd_floor` measures
+AUTOGRAD_FLOOR_ROWS = (("energy_gradient", 8), ("energy_gradient", 12))
+
+
+def autograd_floor() -> list[dict]:
+    """Each of :data:`AUTOGRAD_FLOOR_ROWS` on NumPy and PyTorch alternated (20 rounds of 5 calls
+    after a warm-up; the fastest round's mean per call), and the bare autograd graph of its
+    angles (:func:`_angle_graph`)."""
+    import torch
+    import tyxonq_engine
+    from specs import ANSATZ_ROTATIONS, make_spec
+
+    import tyxonq as tq
+
+    torch.set_num_threads(2)
+    rows = []
+    for workload, n in AUTOGRAD_FLOOR_ROWS:
+        spec = make_spec(workload, n)
+        runs = {}
+        for name in ("numpy", "pytorch"):
+            runs[name], _ = tyxonq_engine.build(spec, name)
+            runs[name]()
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(20):
+            for name, run in runs.items():
+                with tq.use_backend(name):
+                    times[name].append(best(functools.partial(_five, run), 1) / 5)
+        graph = _angle_graph(torch, n, spec.layers, len(ANSATZ_ROTATIONS))
+        floor = best(graph, 200)
+        peer = _fastest_peers(exclude=("tc-jax",)).get((workload, n), ("", float("nan")))
+        rows.append({"section": "autograd_floor", "what": f"{workload} {n}, pytorch",
+                     "numpy_s": min(times["numpy"]), "pytorch_s": min(times["pytorch"]),
+                     "angle_graph_s": floor, "numpy_plus_graph_s": min(times["numpy"]) + floor,
+                     "angles": n * len(ANSATZ_ROTATIONS) * (spec.layers + 1),
+                     f"{peer[0]}_committed_s": peer[1]})
+    return rows
+
+
+def _five(run: Callable[[], Any]) -> None:
+    for _ in range(5):
+        run()
+
+
+def _angle_graph(torch: Any, n: int, layers: int, rotations: int) -> Callable[[], Any]:
+    """Autograd's part alone for ``tq.templates.hardware_efficient``'s angles: the parameter
+    tensor sliced per layer and rotation and split into angles (as the template and
+    ``Circuit.layer`` do), the angles stacked into one node whose value and Jacobian are ready,
+    and the gradient with respect to the parameters."""
+    size = n * rotations * (layers + 1)
+    params = torch.linspace(0.1, 1.0, size, dtype=torch.float64)
+    jacobian = torch.ones(size, dtype=torch.float64)
+
+    class Ready(torch.autograd.Function):
+        @staticmethod
+        def forward(angles: Any) -> Any:
+            return (angles.detach() * 0).sum()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, cotangent: Any) -> Any:
+            return cotangent * jacobian
+
+    def graph() -> Any:
+        leaf = params.detach().requires_grad_()
+        with torch.enable_grad():
+            angles = []
+            per_layer = n * rotations
+            for layer in range(layers + 1):
+                block = leaf[layer * per_layer:(layer + 1) * per_layer]
+                for r in range(rotations):
+                    angles += block[r::rotations].unbind()
+            value = Ready.apply(torch.stack(angles))
+            return torch.autograd.grad(value, leaf)
+
+    return graph
+
+
+def mps_splits() -> list[dict]:
+    """The quench on NumPy, its splits replayed bare (:func:`_bare_splits`), and qiskit-aer's."""
+    import peers.qiskit_aer as aer
+    import tyxonq_engine
+    from specs import make_spec
+
+    import tyxonq.numerics.numpy_backend as numpy_backend
+
+    spec = make_spec("mps_quench", 100)
+    run, _ = tyxonq_engine.build(spec, "numpy")
+    quench = best(run, 5)
+    recorded: list[np.ndarray] = []
+    original = numpy_backend.reduced_svd
+
+    def recording(a: np.ndarray) -> Any:
+        recorded.append(np.array(a))
+        return original(a)
+
+    numpy_backend.reduced_svd = recording
+    try:
+        run()
+    finally:
+        numpy_backend.reduced_svd = original
+    svds = best(lambda: [original(a) for a in recorded], 5)
+    bare = best(functools.partial(_bare_splits, recorded, original), 5)
+    aer_run, _ = aer.build(spec, None)
+    return [{"section": "mps_splits", "what": "mps_quench 100, numpy", "quench_s": quench,
+             "splits": len(recorded), "svds_alone_s": svds, "bare_splits_s": bare,
+             "qiskit_aer_s": best(aer_run, 5)}]
+
+
+def _bare_splits(matrices: list[np.ndarray], svd: Callable) -> None:
+    """Each split with nothing around it: the gate's product, the SVD, the rank, the truncation."""
+    gate = np.eye(4, dtype=complex)
+    for a in matrices:
+        rows, columns = a.shape
+        theta = (gate @ a.reshape(4, -1)).reshape(rows, columns) if rows % 2 == 0 and columns % 2 == 0 \
+            else a
+        u, s, vh = svd(theta)
+        rank = max(1, int(np.count_nonzero(s > 1e-12)))
+        u[:, :rank], s[:rank, None] * vh[:rank]
 
 
 def _line(row: dict) -> str:

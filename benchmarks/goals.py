@@ -52,6 +52,14 @@ FLOORS: dict[tuple[str, ...], str] = {
     ("jax/numpy", "lattice_sampling"): _TIE,
     ("eager/peer", "energy_gradient", "tyxonq-numpy"): "Python per gate block: "
                                                        "`floors.py --sections per_call`",
+    ("eager/peer", "energy_gradient", "tyxonq-pytorch"): "NumPy's sweep on the host twin (past qulacs "
+                                                         "itself: Python per gate block) plus autograd's "
+                                                         "graph of the angles: `floors.py --sections "
+                                                         "per_call autograd_floor`",
+    ("jax/peer", "mps_quench"): "ranks read from values, so no compiled program: NumPy's quench on the "
+                                "host twin, whose splits replayed bare (gate product, SVD, rank, "
+                                "truncation) take 0.51x qiskit-aer's whole quench: `floors.py --sections "
+                                "mps_splits twin_rows`",
     ("first call", "qaoa_energy_p3"): "planning 150 light cones (42 distinct) in Python: canonical forms a "
                                       "quarter, plans a third, a cheaper path finder no faster: "
                                       "`floors.py --sections first_call_parts first_call_gc plan_trade`",
