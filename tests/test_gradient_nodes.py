@@ -253,3 +253,16 @@ def test_second_derivatives_are_never_silently_dropped():
             reference = torch.func.hessian(lambda p: ansatz(n, p).expectation(hamiltonian))(start)
     np.testing.assert_allclose(hessian.numpy(), reference.numpy(), atol=1e-10)
     assert float(hessian.abs().max()) > 0.1
+
+
+def test_a_node_over_angles_of_mixed_shapes_and_dtypes_hands_each_its_own_gradient():
+    K = make_backend("pytorch")
+    single = torch.tensor(0.5, dtype=torch.float32, requires_grad=True)
+    double = torch.tensor([0.25], dtype=torch.float64, requires_grad=True)
+    value = K.gradient_node(lambda v: (np.sin(v[0]) * v[1], np.array([np.cos(v[0]) * v[1], np.sin(v[0])])),
+                            [single, double])
+    value.backward()
+    assert single.grad.dtype == torch.float32 and single.grad.shape == ()
+    assert double.grad.dtype == torch.float64 and double.grad.shape == (1,)
+    assert float(single.grad) == pytest.approx(np.cos(0.5) * 0.25, abs=1e-7)
+    assert float(double.grad[0]) == pytest.approx(np.sin(0.5), abs=1e-12)

@@ -20,8 +20,8 @@ from .arguments import checked_choice
 from .axes import per_argument_axes
 from .protocol import ArrayBackend
 
-__all__ = ["loop_vmap", "lane_vmap", "host_lanes", "vectorize_or_fallback", "VectorizationFallbackWarning",
-           "POLICIES"]
+__all__ = ["loop_vmap", "lane_vmap", "host_lanes", "vectorize_or_fallback",
+           "VectorizationFallbackWarning", "POLICIES"]
 
 POLICIES = ("auto", "force", "off")
 
@@ -284,12 +284,13 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
                   else trace_lanes(active, fn, in_axes, out_axes))
         if policy == "force":
             return native(*args, **kwargs)
-        if kind == "native" and "host lanes" not in failures and _host_readable(active, args):
+        if kind == "native" and ("host lanes", active.name) not in failures \
+                and _host_readable(active, args):
             _batch_size(active, args, per_argument_axes(in_axes, len(args)), in_axes)
             try:
                 return host_lanes(active, fn, in_axes, out_axes)(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - fn needs the backend's own vmap
-                failures["host lanes"] = error
+                failures["host lanes", active.name] = error
         return _with_fallback(active, fn, native, looped, failures, in_axes)(*args, **kwargs)
 
     return batched
