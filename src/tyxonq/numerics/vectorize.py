@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .arguments import checked_choice
+from .autodiff import split_arrays
 from .axes import per_argument_axes
 from .protocol import ArrayBackend
 
@@ -123,17 +124,10 @@ def host_lanes(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
         host = [backend.to_numpy(arg) if backend.is_array(arg) else arg for arg in args]
         with use_backend(twin):
             result = lanes(*host, **kwargs)
-        return _handed_back(backend, result)
+        arrays, rebuild = split_arrays(result, lambda leaf: isinstance(leaf, np.ndarray))
+        return rebuild([backend.asarray(array) for array in arrays])
 
     return batched
-
-
-def _handed_back(backend: ArrayBackend, tree: Any) -> Any:
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_handed_back(backend, item) for item in tree)
-    if isinstance(tree, dict):
-        return {key: _handed_back(backend, item) for key, item in tree.items()}
-    return backend.asarray(tree) if isinstance(tree, np.ndarray) else tree
 
 
 def _host_readable(K: ArrayBackend, args: Sequence[Any]) -> bool:
@@ -280,17 +274,17 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
                     "use policy='auto' or 'off', or a backend with native vmap (pytorch)"
                 )
             return looped(*args, **kwargs)
-        native = (active.vmap(fn, in_axes, out_axes) if kind == "native"
-                  else trace_lanes(active, fn, in_axes, out_axes))
-        if policy == "force":
-            return native(*args, **kwargs)
-        if kind == "native" and ("host lanes", active.name) not in failures \
+        if policy == "auto" and kind == "native" and ("host lanes", active.name) not in failures \
                 and _host_readable(active, args):
             _batch_size(active, args, per_argument_axes(in_axes, len(args)), in_axes)
             try:
                 return host_lanes(active, fn, in_axes, out_axes)(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - fn needs the backend's own vmap
                 failures["host lanes", active.name] = error
+        native = (active.vmap(fn, in_axes, out_axes) if kind == "native"
+                  else trace_lanes(active, fn, in_axes, out_axes))
+        if policy == "force":
+            return native(*args, **kwargs)
         return _with_fallback(active, fn, native, looped, failures, in_axes)(*args, **kwargs)
 
     return batched
