@@ -110,3 +110,20 @@ def test_mismatched_batches_raise_and_later_batches_still_use_lanes():
         got = batched(K.asarray(ANGLES), K.asarray(np.ones(4)))
     assert seen == [Lanes]
     np.testing.assert_allclose(K.to_numpy(got), np.cos(ANGLES), atol=1e-12)
+
+
+def test_random_draws_come_from_the_backends_own_streams():
+    """A batched function that draws from the active backend: the twin refuses the draw, so the
+    draws are PyTorch's (its vmap, or the loop after it, with the warning that names the error)."""
+    K = make_backend("pytorch")
+    drawn_on = []
+
+    def noisy(t):
+        drawn_on.append(tq.get_backend().name)
+        return energy(t) + 0.0 * tq.get_backend().uniform(size=())
+
+    with tq.use_backend(K), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = tq.vectorize_or_fallback(noisy)(K.asarray(ANGLES))
+    assert drawn_on[0] == "numpy" and set(drawn_on[1:]) == {"pytorch"}
+    np.testing.assert_allclose(K.to_numpy(got), np.cos(ANGLES), atol=1e-12)

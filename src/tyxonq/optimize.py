@@ -4,7 +4,10 @@
 :func:`tyxonq.value_and_grad` (autograd on PyTorch and JAX, exact adjoint gradients on NumPy and
 cuPyNumeric; compiled with ``jax.jit`` on JAX), records every iterate and energy, shows a
 progress bar on long runs (:func:`tyxonq.set_progress`; ``progress=False`` turns it off) and stops when
-the energy changes by less than ``tol`` (or the method's own criterion).
+the energy changes by less than ``tol`` (or the method's own criterion). On PyTorch's CPU tensors
+(and JAX uncompiled) the objective is evaluated on the NumPy host twin in the backend's place
+where it runs there (:func:`~tyxonq.numerics.host_twin.host_first`): the same values without an
+autograd graph.
 
 Methods: ``"adam"`` and ``"sgd"`` (one update rule, the arithmetic of ``torch.optim.Adam``:
 compiled together with the gradient on JAX, on the host twin's arrays elsewhere, NumPy's for CPU
@@ -41,6 +44,7 @@ from .gradients import GRADIENT_METHODS, hessian, value_and_grad
 from .numerics import get_backend
 from .numerics.arguments import checked_choice, checked_count, checked_flag
 from .numerics.cache_registry import register_cache
+from .numerics.host_twin import host_first
 from .numerics.progress import progress as progress_report
 from .numerics.protocol import ArrayBackend
 
@@ -311,16 +315,26 @@ def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, m
             compiled[key] = _compiled(K, build())
         return compiled[key]
 
-    gradient = lambda: value_and_grad(objective, method=gradient_method)  # noqa: E731
+    on_twin = not compiling and gradient_method != "autograd" and K.host_twin() is not K
+
+    def on_host(fn: Callable) -> Callable:
+        """``fn`` (the objective, its value and gradient, or its metric) on the NumPy host twin
+        where it runs there (:func:`~tyxonq.numerics.host_twin.host_first`, decided per
+        objective): nothing ``minimize`` returns is a backend array, and NumPy pays a fraction of
+        PyTorch's cost per small operation and no autograd graph."""
+        return host_first(K, fn, key=objective) if on_twin else fn
+
+    gradient = lambda: on_host(value_and_grad(objective, method=gradient_method))  # noqa: E731
+    objective_on_host = lambda: on_host(objective)  # noqa: E731
     loop = functools.partial(_first_order_loop, maxiter=maxiter, tol=tol, progress=progress)
     if method_name == "qng":
         evaluate = made("evaluate", gradient)
         return lambda result, done: loop(
-            _natural_gradient(K, evaluate, metric, x0, learning_rate, lam), result, done, name="qng")
+            _natural_gradient(K, evaluate, on_host(metric), x0, learning_rate, lam), result, done, name="qng")
     if method_name == "newton":
         second = hessian(objective, method=gradient_method)
         return functools.partial(
-            _scipy, K, made("objective", lambda: objective), made("evaluate", gradient), x0, "trust-exact",
+            _scipy, K, made("objective", objective_on_host), made("evaluate", gradient), x0, "trust-exact",
             maxiter, tol, progress, options or {},
             lambda x: np.asarray(K.to_numpy(second(K.asarray(x, K.real_dtype))), dtype=np.float64))
     if method_name in FIRST_ORDER_METHODS:
@@ -328,7 +342,7 @@ def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, m
         step = made(("step", method_name, learning_rate),
                     lambda: _first_order_step(K, gradient(), method_name, learning_rate, host))
         return lambda result, done: loop(_stepped_first_order(host, step, x0), result, done, name=method_name)
-    return functools.partial(_scipy, K, made("objective", lambda: objective), made("evaluate", gradient),
+    return functools.partial(_scipy, K, made("objective", objective_on_host), made("evaluate", gradient),
                              x0, method, maxiter, tol, progress, options or {}, None)
 
 

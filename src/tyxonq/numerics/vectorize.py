@@ -14,11 +14,9 @@ import functools
 import warnings
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from .arguments import checked_choice
-from .autodiff import split_arrays
 from .axes import per_argument_axes
+from .host_twin import draw_free_twin, on_host_twin, reads_on_host
 from .protocol import ArrayBackend
 
 __all__ = ["loop_vmap", "lane_vmap", "host_lanes", "vectorize_or_fallback",
@@ -101,10 +99,10 @@ def trace_lanes(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
 
 def host_lanes(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
                out_axes: Any = 0) -> Callable[..., Any]:
-    """``fn`` traced with lanes on ``backend``'s :meth:`~ArrayBackend.host_twin` (NumPy), active
-    while it runs: the arguments read in place, array results handed back as ``backend`` arrays.
-    Raises where ``fn`` cannot run on the twin's lanes (it calls the backend's own functions, or
-    reads a tracked array).
+    """``fn`` traced with lanes on ``backend``'s host twin (NumPy), in ``backend``'s place
+    (:func:`~tyxonq.numerics.host_twin.on_host_twin`): the arguments read in place, array results
+    handed back as ``backend`` arrays. Raises where ``fn`` cannot run on the twin's lanes (it calls
+    the backend's own functions, reads a tracked array, or draws random numbers).
 
     Examples
     --------
@@ -114,28 +112,7 @@ def host_lanes(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
     >>> [round(e, 6) for e in energies(K.asarray([0.0, 3.141592653589793])).tolist()]
     [1.0, -1.0]
     """
-    from .selection import use_backend
-
-    twin = backend.host_twin()
-    lanes = trace_lanes(twin, fn, in_axes, out_axes)
-
-    @functools.wraps(fn)
-    def batched(*args: Any, **kwargs: Any) -> Any:
-        host = [backend.to_numpy(arg) if backend.is_array(arg) else arg for arg in args]
-        with use_backend(twin):
-            result = lanes(*host, **kwargs)
-        arrays, rebuild = split_arrays(result, lambda leaf: isinstance(leaf, np.ndarray))
-        return rebuild([backend.asarray(array) for array in arrays])
-
-    return batched
-
-
-def _host_readable(K: ArrayBackend, args: Sequence[Any]) -> bool:
-    """Whether :func:`host_lanes` may run with ``args``: ``K`` has a host twin, and each argument
-    is an array the twin reads (in host memory, nothing tracks or traces it) or a number."""
-    return (K.host_twin() is not K and not K.compiling()
-            and all(K.host_readable(arg) if K.is_array(arg) else isinstance(arg, (int, float))
-                    for arg in args))
+    return on_host_twin(backend, trace_lanes(draw_free_twin(backend), fn, in_axes, out_axes))
 
 
 def lane_vmap(backend: ArrayBackend, fn: Callable[..., Any], in_axes: Any = 0,
@@ -275,7 +252,7 @@ def vectorize_or_fallback(fn: Callable[..., Any], backend: Any = None, policy: s
                 )
             return looped(*args, **kwargs)
         if policy == "auto" and kind == "native" and ("host lanes", active.name) not in failures \
-                and _host_readable(active, args):
+                and reads_on_host(active, args):
             _batch_size(active, args, per_argument_axes(in_axes, len(args)), in_axes)
             try:
                 return host_lanes(active, fn, in_axes, out_axes)(*args, **kwargs)

@@ -161,9 +161,11 @@ class MPSBranches(DynamicResults):
         K = get_backend()
         if self.circuit._is_traced():  # noqa: SLF001 - parameter shift through the branches
             from ..differentiation.traced import parameter_shift_dual
+            from .adjoint import refusing_truncation
 
             operators = list(zip(matrices, groups))
-            return parameter_shift_dual(self.circuit, lambda c: c.expectation(*operators))
+            evaluate = refusing_truncation(lambda c: c.expectation(*operators))
+            return parameter_shift_dual(self.circuit, evaluate)
         value = self.averaged(lambda state: measure.operator_expectation(state, matrices, groups))
         return K.real(value) if hermitian else value
 
