@@ -26,6 +26,7 @@ from .circuit.differentiation.tracing import gradient_method
 from .numerics import get_backend
 from .numerics.autodiff import check_argnums_in_range, normalize_argnums, split_value_and_aux
 from .numerics.dual import Dual, TracingError, traced_array
+from .numerics.host_twin import host_first
 from .numerics.lanes import Lanes, LanesError
 from .numerics.protocol import ArrayBackend
 
@@ -55,7 +56,10 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     method : {"autograd", "adjoint", "parameter-shift", "finite-difference"}, optional
         Default: ``"adjoint"``, except on JAX (``"autograd"``, which its compiler makes fast).
         On PyTorch the exact methods run inside autograd (each expectation value one node), so
-        ``fn`` may use any torch operation.
+        ``fn`` may use any torch operation; where every argument is a CPU tensor autograd does
+        not track, ``fn`` runs on the NumPy host twin in PyTorch's place instead (the same
+        values, no autograd graph; tried once per ``fn``: one that calls torch functions runs on
+        PyTorch from then on). ``has_aux=True`` keeps PyTorch.
     backend : ArrayBackend, optional
         Fix the backend instead of using the one active at each call.
 
@@ -72,19 +76,38 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
     """
     normalize_argnums(argnums)
     _check_method(method)
+    on_twin: dict[Any, Callable[..., Any]] = {}
 
     @functools.wraps(fn)
     def transformed(*args: Any, **kwargs: Any) -> Any:
         K = backend if backend is not None else get_backend()
         chosen = _chosen_method(K, method)
-        if chosen == "finite-difference":
-            return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
-        if chosen == "autograd" or K.uses_gradient_nodes():
-            with gradient_method(chosen):  # exact methods as gradient nodes inside autograd
-                return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
-        return _traced_value_and_grad(K, fn, argnums, has_aux, chosen, args, kwargs)
+        if chosen in ("adjoint", "parameter-shift") and not has_aux and K.uses_gradient_nodes() \
+                and K.host_twin() is not K:
+            if K not in on_twin:
+                on_twin[K] = host_first(K, functools.partial(_on_active, fn, argnums, chosen), key=fn)
+            return on_twin[K](*args, **kwargs)
+        return _on_backend(K, fn, argnums, has_aux, chosen, args, kwargs)
 
     return transformed
+
+
+def _on_active(fn: Callable[..., Any], argnums: Any, chosen: str, *args: Any, **kwargs: Any) -> Any:
+    """:func:`value_and_grad` by the ``chosen`` exact method on the active backend: PyTorch's host
+    twin in its place (:func:`~tyxonq.numerics.host_twin.host_first`: the same values without
+    autograd's graph, NumPy's cost per small operation), else PyTorch itself."""
+    return _on_backend(get_backend(), fn, argnums, False, chosen, args, kwargs)
+
+
+def _on_backend(K: ArrayBackend, fn: Callable[..., Any], argnums: Any, has_aux: bool, chosen: str,
+                args: tuple, kwargs: dict) -> Any:
+    """:func:`value_and_grad` on ``K`` itself with the ``chosen`` method."""
+    if chosen == "finite-difference":
+        return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
+    if chosen == "autograd" or K.uses_gradient_nodes():
+        with gradient_method(chosen):  # exact methods as gradient nodes inside autograd
+            return K.value_and_grad(fn, argnums, has_aux)(*args, **kwargs)
+    return _traced_value_and_grad(K, fn, argnums, has_aux, chosen, args, kwargs)
 
 
 def _chosen_method(K: ArrayBackend, method: str | None) -> str:
