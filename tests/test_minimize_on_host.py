@@ -12,7 +12,7 @@ import pytest
 
 import tyxonq as tq
 from conftest import make_backend
-from tyxonq.numerics.host_twin import TwinDrawError, draw_free_twin
+from tyxonq.numerics.host_twin import TwinDrawError, draw_free_twin, host_first
 
 X0 = np.array([0.3, -0.4, 0.8, 0.1])
 HAMILTONIAN = tq.hamiltonians.tfim(2)
@@ -199,3 +199,32 @@ def test_an_objective_that_ran_on_the_twin_raises_its_own_later_errors():
         minimised(breaks_at_the_third_call, "adam")
     assert calls == ["numpy"] * 3
     assert str(caught.value.__cause__) == "the cluster went away"
+
+
+def test_a_functions_value_and_gradient_are_routed_apart():
+    """host_first decides per key and role: an objective whose value runs on the twin while its
+    gradient cannot keeps each on its own backend (the gradient's first failure is not an error)."""
+    K = make_backend("pytorch")
+    calls = []
+
+    def key():
+        """The objective both roles belong to."""
+
+    def value(t):
+        calls.append(("value", tq.get_backend().name))
+        return t * 2
+
+    def gradient(t):
+        calls.append(("gradient", tq.get_backend().name))
+        if tq.get_backend().name == "numpy":
+            raise TypeError("not on the twin")
+        return t * 3
+
+    on_value = host_first(K, value, key=key, role="value")
+    on_gradient = host_first(K, gradient, key=key, role="gradient")
+    x = K.asarray([1.0], "float64")
+    with tq.use_backend(K):
+        for _ in range(2):
+            assert float(on_value(x)[0]) == 2.0 and float(on_gradient(x)[0]) == 3.0
+    assert calls == [("value", "numpy"), ("gradient", "numpy"), ("gradient", "pytorch"),
+                     ("value", "numpy"), ("gradient", "pytorch")]

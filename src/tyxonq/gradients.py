@@ -85,7 +85,8 @@ def value_and_grad(fn: Callable[..., Any], argnums: Any = 0, has_aux: bool = Fal
         if chosen in ("adjoint", "parameter-shift") and not has_aux and K.uses_gradient_nodes() \
                 and K.host_twin() is not K:
             if K not in on_twin:
-                on_twin[K] = host_first(K, functools.partial(_on_active, fn, argnums, chosen), key=fn)
+                on_twin[K] = host_first(K, functools.partial(_on_active, fn, argnums, chosen), key=fn,
+                                       role="gradient")  # the route tq.optimize.minimize shares
             return on_twin[K](*args, **kwargs)
         return _on_backend(K, fn, argnums, has_aux, chosen, args, kwargs)
 

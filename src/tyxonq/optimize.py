@@ -317,20 +317,20 @@ def _runner(K: ArrayBackend, objective: Callable, x0: np.ndarray, method: str, m
 
     on_twin = not compiling and gradient_method != "autograd" and K.host_twin() is not K
 
-    def on_host(fn: Callable) -> Callable:
+    def on_host(fn: Callable, role: str) -> Callable:
         """``fn`` (the objective, its value and gradient, or its metric) on the NumPy host twin
         where it runs there (:func:`~tyxonq.numerics.host_twin.host_first`, decided per
-        objective): nothing ``minimize`` returns is a backend array, and NumPy pays a fraction of
-        PyTorch's cost per small operation and no autograd graph."""
-        return host_first(K, fn, key=objective) if on_twin else fn
+        objective and ``role``): nothing ``minimize`` returns is a backend array, and NumPy pays a
+        fraction of PyTorch's cost per small operation and no autograd graph."""
+        return host_first(K, fn, key=objective, role=role) if on_twin else fn
 
-    gradient = lambda: on_host(value_and_grad(objective, method=gradient_method))  # noqa: E731
-    objective_on_host = lambda: on_host(objective)  # noqa: E731
+    gradient = lambda: on_host(value_and_grad(objective, method=gradient_method), "gradient")  # noqa: E731
+    objective_on_host = lambda: on_host(objective, "value")  # noqa: E731
     loop = functools.partial(_first_order_loop, maxiter=maxiter, tol=tol, progress=progress)
     if method_name == "qng":
         evaluate = made("evaluate", gradient)
-        return lambda result, done: loop(
-            _natural_gradient(K, evaluate, on_host(metric), x0, learning_rate, lam), result, done, name="qng")
+        natural = functools.partial(_natural_gradient, K, evaluate, on_host(metric, "metric"), x0)
+        return lambda result, done: loop(natural(learning_rate, lam), result, done, name="qng")
     if method_name == "newton":
         second = hessian(objective, method=gradient_method)
         return functools.partial(

@@ -179,13 +179,16 @@ _ROUTES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 register_cache("host-twin routes", lambda: len(_ROUTES), _ROUTES.clear)
 
 
-def host_first(K: ArrayBackend, fn: Callable[..., Any], key: Any = None) -> Callable[..., Any]:
+def host_first(K: ArrayBackend, fn: Callable[..., Any], key: Any = None,
+               role: str = "") -> Callable[..., Any]:
     """``fn`` run on ``K``'s host twin in ``K``'s place (:func:`on_host_twin`) where its arguments
     allow (:func:`reads_on_host`; never in a distributed run, whose ranks share ``K``'s work),
     else on ``K``; for functions whose results are the same values either way (an objective's
     value and gradient, not an autograd graph).
 
-    The first call decides, per ``key`` (``fn`` by default; kept while it lives) and backend: where
+    The first call decides, per ``key`` (``fn`` by default; kept while it lives), ``role`` (what
+    is computed from it: ``"value"``, ``"gradient"``; one may run on the twin where the other
+    cannot) and backend: where
     it fails on the twin (``fn`` calls ``K``'s own functions or reads a tracked array) it is
     repeated on ``K``, which runs every later call, without a warning (``K``'s own path, the same
     values); where it succeeds, later errors are ``fn``'s own and propagate. A refusal on the twin
@@ -215,18 +218,18 @@ def host_first(K: ArrayBackend, fn: Callable[..., Any], key: Any = None) -> Call
 
     @functools.wraps(fn)
     def routed(*args: Any, **kwargs: Any) -> Any:
-        trusted = routes.get(K.name)
+        trusted = routes.get((K.name, role))
         if trusted is not False and reads_on_host(K, (*args, *kwargs.values())) and not joined():
             try:
                 value = twin(*args, **kwargs)
             except TwinRefusal:
-                routes[K.name] = False
+                routes[K.name, role] = False
             except Exception:  # noqa: BLE001 - decided on the first call only
                 if trusted:
                     raise
-                routes[K.name] = False
+                routes[K.name, role] = False
             else:
-                routes[K.name] = True
+                routes[K.name, role] = True
                 return value
         return fn(*args, **kwargs)
 
