@@ -52,10 +52,11 @@ FLOORS: dict[tuple[str, ...], str] = {
     ("jax/numpy", "lattice_sampling"): _TIE,
     ("eager/peer", "energy_gradient", "tyxonq-numpy"): "Python per gate block: "
                                                        "`floors.py --sections per_call`",
-    ("eager/peer", "energy_gradient", "tyxonq-pytorch"): "NumPy's sweep on the host twin (past qulacs "
-                                                         "itself: Python per gate block) plus autograd's "
-                                                         "graph of the angles: `floors.py --sections "
-                                                         "per_call autograd_floor`",
+    ("eager/peer", "energy_gradient", "tyxonq-pytorch"): "NumPy's own gradient, run on the host twin "
+                                                         "(1.0-1.1x NumPy's call alternated with it), "
+                                                         "past qulacs as NumPy is: Python per gate "
+                                                         "block: `floors.py --sections per_call "
+                                                         "autograd_floor`",
     ("jax/peer", "mps_quench"): "ranks read from values, so no compiled program: NumPy's quench on the "
                                 "host twin, whose splits replayed bare (gate product, SVD, rank, "
                                 "truncation) take 0.51x qiskit-aer's whole quench: `floors.py --sections "
