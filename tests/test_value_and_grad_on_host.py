@@ -126,3 +126,18 @@ def test_a_truncated_mps_gradient_is_autograds_derivative_of_the_truncation(K, m
     expected_value, expected_gradient = autograd_reference(K, objective, params)
     assert abs(float(value) - expected_value) < tolerance(K)
     np.testing.assert_allclose(K.to_numpy(gradient), expected_gradient, atol=tolerance(K))
+
+
+def test_a_state_larger_than_pytorch_hands_its_twin_is_swept_by_pytorch(K, monkeypatch):
+    """PyTorch computes states of up to host_twin_entries() amplitudes on its twin (its threaded
+    kernels are faster above): a whole function on the twin refuses a larger sweep and runs on
+    PyTorch, with the same values."""
+    monkeypatch.setattr(type(K), "host_twin_entries", lambda self: 2.0 ** 2)
+    monkeypatch.setattr(K, "_draw_free_twin", None, raising=False)  # made again with this limit
+    seen = []
+    params = K.asarray(START, K.real_dtype)
+    value, gradient = tq.value_and_grad(recording(energy, seen))(params)
+    assert seen == ["numpy", "pytorch"]
+    expected_value, expected_gradient = autograd_reference(K, energy, START)
+    assert abs(float(value) - expected_value) < tolerance(K)
+    np.testing.assert_allclose(K.to_numpy(gradient), expected_gradient, atol=tolerance(K))

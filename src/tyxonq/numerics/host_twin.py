@@ -8,6 +8,7 @@ operation there, and no autograd graph."""
 from __future__ import annotations
 
 import functools
+import math
 import weakref
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ from .cache_registry import register_cache
 from .protocol import ArrayBackend
 
 __all__ = ["TwinRefusal", "TwinDrawError", "draw_free_twin", "in_place_of", "refuse_in_place",
-           "reads_on_host", "on_host_twin", "host_first"]
+           "refuse_larger_in_place", "reads_on_host", "on_host_twin", "host_first"]
 
 
 class TwinRefusal(RuntimeError):
@@ -38,6 +39,7 @@ class _RefusingDraws:
     from that backend's own streams."""
 
     _owner: str | None = None  # unset while constructing: the default generator is made then
+    _owner_entries: float = math.inf  # the largest array the owner computes on its twin
 
     def _refused(self) -> None:
         if self._owner is not None:
@@ -86,6 +88,7 @@ def draw_free_twin(K: ArrayBackend) -> ArrayBackend:
             _DRAW_FREE_CLASSES[host] = type(f"DrawFree{host.__name__}", (_RefusingDraws, host), {})
         twin = _DRAW_FREE_CLASSES[host](dtype=K.precision)
         twin._owner = K.name  # noqa: SLF001 - set once made
+        twin._owner_entries = K.host_twin_entries()  # noqa: SLF001 - what K hands its twin
         K._draw_free_twin = twin  # noqa: SLF001 - a cache on the backend itself
     return K._draw_free_twin  # noqa: SLF001
 
@@ -125,6 +128,28 @@ def refuse_in_place(what: str) -> None:
     if owner is not None:
         raise TwinRefusal(f"{what} on the NumPy host twin of the {owner} backend differs from {owner}'s "
                           f"own, so the function runs on {owner}")
+
+
+def refuse_larger_in_place(entries: float, what: str) -> None:
+    """Raise :class:`TwinRefusal` where the active backend is a host twin in another's place
+    (:func:`in_place_of`) and ``what`` has more ``entries`` than that backend computes on its twin
+    (:meth:`~tyxonq.numerics.protocol.ArrayBackend.host_twin_entries`: PyTorch's threaded
+    kernels are faster above 2^18 on the CPU), so the function runs on the backend itself.
+
+    Examples
+    --------
+    >>> import tyxonq as tq
+    >>> K = tq.get_backend("pytorch")
+    >>> on_host_twin(K, lambda: refuse_larger_in_place(2 ** 10, "a state"))()  # small: nothing
+    >>> on_host_twin(K, lambda: refuse_larger_in_place(2 ** 24, "a state"))()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tyxonq.numerics.host_twin.TwinRefusal: a state of 16777216 entries on the NumPy host twin of ...
+    """
+    from .selection import get_backend
+
+    if entries > getattr(get_backend(), "_owner_entries", math.inf):
+        refuse_in_place(f"{what} of {int(entries)} entries")
 
 
 def reads_on_host(K: ArrayBackend, args: Any) -> bool:

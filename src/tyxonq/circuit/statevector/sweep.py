@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...numerics.cache_registry import register_cache
+from ...numerics.host_twin import refuse_larger_in_place
 from ...numerics.protocol import ArrayBackend
 from ..operations.fusion import fuse_for_sweep
 from ..operations.gates import gate_matrices, gate_matrix
@@ -141,8 +142,12 @@ def block_operators(K: ArrayBackend, program: SweepProgram, matrices: Sequence[A
     """Each block's operator: its ``2^k x 2^k`` matrix, or its diagonal for a diagonal block.
 
     ``keep`` maps a block index to member positions whose prefix products ``P_g = E_g ... E_1``
-    (``E`` a member embedded in the block) go to ``prefixes[index]``, in position order.
+    (``E`` a member embedded in the block) go to ``prefixes[index]``, in position order. On a
+    host twin computing in another backend's place, a state larger than that backend computes on
+    its twin is refused (:func:`~tyxonq.numerics.host_twin.refuse_larger_in_place`): the backend
+    sweeps it itself.
     """
+    refuse_larger_in_place(2.0 ** program.num_qubits, "a state-vector sweep")
     return block_products(K, program.shapes, [block.members for block in program.blocks],
                           program.groups, matrices, keep, prefixes)
 
