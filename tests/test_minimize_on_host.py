@@ -77,7 +77,7 @@ def test_the_backends_own_path_gives_the_same_trajectory(method):
 
 def test_a_truncating_mps_objective_follows_pytorchs_derivative_of_the_truncation():
     """NumPy differentiates a truncating MPS by parameter shift, PyTorch's autograd the truncated
-    simulation itself: the twin refuses the gradient, and the run is PyTorch's own."""
+    simulation itself: the twin refuses an MPS gradient, and the run is PyTorch's own."""
     def truncated(t):
         c = tq.MPSCircuit(4, max_bond=1, cutoff=0.0)
         for q in range(4):

@@ -161,11 +161,11 @@ class MPSBranches(DynamicResults):
         K = get_backend()
         if self.circuit._is_traced():  # noqa: SLF001 - parameter shift through the branches
             from ..differentiation.traced import parameter_shift_dual
-            from .adjoint import refusing_truncation
+            from .adjoint import refuse_gradient_in_place
 
+            refuse_gradient_in_place()
             operators = list(zip(matrices, groups))
-            evaluate = refusing_truncation(lambda c: c.expectation(*operators))
-            return parameter_shift_dual(self.circuit, evaluate)
+            return parameter_shift_dual(self.circuit, lambda c: c.expectation(*operators))
         value = self.averaged(lambda state: measure.operator_expectation(state, matrices, groups))
         return K.real(value) if hermitian else value
 

@@ -17,7 +17,6 @@ import numpy as np
 from ...numerics import get_backend
 from ...numerics.arguments import checked_state_vector, random_generator
 from ...numerics.dual import TracingError
-from ...numerics.host_twin import refuse_in_place
 from ...numerics.lanes import LanesError
 from ...numerics.memory import require_memory, require_sample_memory
 from ...numerics.progress import takes_progress
@@ -28,7 +27,7 @@ from ..differentiation.traced import parameter_shift_dual, traced_expectation
 from ..operations.gates import constant, gate_matrix
 from ..simulator import SimulatorBase, dynamic_route, format_samples, simulator_class, weighted_sum
 from . import measure
-from .adjoint import local_observable, mps_adjoint, pauli_sum_observable, refusing_truncation
+from .adjoint import local_observable, mps_adjoint, pauli_sum_observable, refuse_gradient_in_place
 from .branches import MPSBranches
 from .sampling import perfect_samples
 from .schedule import apply_operations
@@ -363,13 +362,10 @@ class MPSCircuit(SimulatorBase):
         ``O|state>``) where the forward simulation truncated nothing, else (a truncating
         simulation, a dynamic circuit, a batch, traced coefficients, or
         ``method="parameter-shift"``) by parameter shift; ``evaluate(plain_circuit)`` is the
-        value of a circuit without traced angles. On a host twin in an autograd backend's place,
-        a truncating simulation or a batch is refused
-        (:func:`~tyxonq.circuit.mps.adjoint.refusing_truncation`): that backend differentiates
-        them itself."""
-        if self._lanes() is not None:
-            refuse_in_place("the gradient of an MPSCircuit over a batch of parameter sets")
-        evaluate = refusing_truncation(evaluate)
+        value of a circuit without traced angles. Refused on a host twin in an autograd backend's
+        place (:func:`~tyxonq.circuit.mps.adjoint.refuse_gradient_in_place`): that backend
+        differentiates through the MPS itself."""
+        refuse_gradient_in_place()
         if observable is None or self.is_dynamic() or self._lanes() is not None:
             return parameter_shift_dual(self, evaluate)
 
