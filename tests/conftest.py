@@ -58,6 +58,18 @@ def make_backend(backend_id: str, **options):
     raise ValueError(backend_id)
 
 
+def recording(objective, seen):
+    """``objective`` that appends the active backend's name to ``seen`` at each call: where a
+    host-twin route ran it."""
+    def recorded(t):
+        from tyxonq.numerics import get_backend
+
+        seen.append(get_backend().name)
+        return objective(t)
+
+    return recorded
+
+
 def jax_in_matrix(cases):
     """``cases`` (values, or tuples of values, for ``pytest.mark.parametrize``) with every case
     that runs on JAX (the value ``"jax"``, alone or in a tuple) marked ``jax_matrix``.

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import make_backend, recording
 from tyxonq.numerics.host_twin import TwinDrawError, draw_free_twin, host_first
 
 X0 = np.array([0.3, -0.4, 0.8, 0.1])
@@ -29,14 +29,6 @@ def minimised(objective, method="adam", **options):
         warnings.simplefilter("error")
         return tq.optimize.minimize(objective, X0, method=method, maxiter=15, tol=1e-9, progress=False,
                                     **options)
-
-
-def recording(objective, seen):
-    def recorded(t):
-        seen.append(tq.get_backend().name)
-        return objective(t)
-
-    return recorded
 
 
 @pytest.fixture(params=["pytorch", "jax"])

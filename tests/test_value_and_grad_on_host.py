@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import tyxonq as tq
-from conftest import make_backend
+from conftest import make_backend, recording
 
 START = [0.3, -0.7, 1.1]
 
@@ -19,14 +19,6 @@ def energy(t):
     c = tq.Circuit(3)
     c.ry(0, t[0]).cx(0, 1).rx(1, t[1]).cx(1, 2).ry(2, t[2])
     return c.expectation_ps(z=[2]) + 0.5 * c.expectation_ps(x=[0], z=[1])
-
-
-def recording(objective, seen):
-    def recorded(t):
-        seen.append(tq.get_backend().name)
-        return objective(t)
-
-    return recorded
 
 
 @pytest.fixture(params=["complex128", "complex64"])

@@ -187,10 +187,13 @@ def on_host_twin(K: ArrayBackend, fn: Callable[..., Any]) -> Callable[..., Any]:
     """
     from .selection import use_backend
 
+    def read(arg: Any) -> Any:
+        return K.to_numpy(arg) if K.is_array(arg) else arg
+
     @functools.wraps(fn)
     def in_place(*args: Any, **kwargs: Any) -> Any:
-        host = [K.to_numpy(arg) if K.is_array(arg) else arg for arg in args]
-        named = {name: K.to_numpy(arg) if K.is_array(arg) else arg for name, arg in kwargs.items()}
+        host = [read(arg) for arg in args]
+        named = {name: read(arg) for name, arg in kwargs.items()}
         with use_backend(draw_free_twin(K)):
             result = fn(*host, **named)
         arrays, rebuild = split_arrays(result, lambda leaf: isinstance(leaf, (np.ndarray, np.generic)))
