@@ -46,6 +46,7 @@ MPS = ("mps_brickwork", "mps_quench", "mps_energy_gradient", *SAMPLING)
 #: workload name -> one-line description (the order is the suite's order)
 WORKLOADS = {
     "statevector": "state of a 10-layer RX·RZ + CNOT-ladder circuit",
+    "state_sampling": "10^5 samples of the statevector row's circuit (its state simulated in the call)",
     "energy_gradient": "TFIM energy + full gradient, 4-layer RY·RZ + CNOT-ladder ansatz",
     "adam_vqe_100": "100 Adam steps (lr 0.05) on the TFIM ansatz",
     "batched_energies_64": "TFIM energies of 64 parameter sets in one batch",
@@ -76,7 +77,8 @@ GRADIENTS = ("energy_gradient", "qaoa_gradient", *(w for w in LIGHT_CONE_QAOA if
 
 #: full and --quick sizes (qubits) per workload
 SIZES = {
-    "statevector": ((16, 20, 22), (10,)),
+    "statevector": ((16, 20, 22, 24), (10,)),
+    "state_sampling": ((20,), (10,)),
     "energy_gradient": ((8, 12, 16), (6,)),
     "adam_vqe_100": ((12,), (6,)),
     "batched_energies_64": ((10,), (6,)),
@@ -120,6 +122,8 @@ SAMPLING_DEPTH = 6
 SAMPLING_BOND = 1024
 LATTICE_DEPTH = 8
 SHOTS = 1000
+#: samples of the ``state_sampling`` row (issue 47's example: 10^5 samples of a 20-qubit state)
+STATE_SHOTS = 100_000
 QUENCH_STEPS = 20
 QUENCH_DT = 0.05
 QUENCH_FIELD = 1.0
@@ -168,7 +172,7 @@ class Spec:
         The MPS rows' bond-dimension cap (0 elsewhere); their cutoff is 1e-12 (relative
         discarded weight) or the library's nearest equivalent.
     shots : int
-        Samples drawn (``mps_brickwork``; seed ``SEED``).
+        Samples drawn (``mps_brickwork``, the sampling rows; seed ``SEED``).
     """
 
     workload: str
@@ -188,6 +192,19 @@ class Spec:
     @property
     def num_params(self) -> int:
         return int(self.params.shape[-1])
+
+
+def z_means(indices: np.ndarray, n: int) -> np.ndarray:
+    """Every qubit's sampled ``<Z>`` from basis-state indices (qubit 0 the most significant bit):
+    the canonical result of ``state_sampling``.
+
+    Examples
+    --------
+    >>> z_means(np.array([0b10, 0b11]), 2).tolist()
+    [-1.0, 0.0]
+    """
+    bits = (np.asarray(indices, dtype=np.int64)[:, None] >> np.arange(n - 1, -1, -1)) & 1
+    return 1.0 - 2.0 * bits.mean(axis=0)
 
 
 # -- circuits -------------------------------------------------------------------------------
@@ -319,9 +336,10 @@ def _uniform(low: float, high: float, shape: tuple[int, ...]) -> np.ndarray:
 
 def make_spec(workload: str, n: int) -> Spec:
     """The exact workload ``workload`` at ``n`` qubits."""
-    if workload == "statevector":
+    if workload in ("statevector", "state_sampling"):
         return Spec(workload, n, tuple(rotation_ladder(n, LADDER_LAYERS)),
-                    _uniform(0, 2 * np.pi, (2 * n * LADDER_LAYERS,)), layers=LADDER_LAYERS)
+                    _uniform(0, 2 * np.pi, (2 * n * LADDER_LAYERS,)), layers=LADDER_LAYERS,
+                    shots=STATE_SHOTS if workload == "state_sampling" else 0)
     if workload in ("energy_gradient", "adam_vqe_100", "batched_energies_64", "noisy_energy",
                     "noisy_energy_gradient", "noisy_density_matrix"):
         gates = tuple(hardware_efficient(n, ANSATZ_LAYERS))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, MPS, NOISY, SAMPLING, SEED, Spec
+from specs import ANSATZ_ROTATIONS, ENERGY_ONLY, GRADIENTS, MPS, NOISY, SAMPLING, SEED, Spec, z_means
 from specs import WORKLOADS as SUITE
 
 WORKLOADS = (*SUITE, "shallow_amplitude")
@@ -208,6 +208,14 @@ def _build(spec: Spec, K: Any) -> tuple[Callable[[], Any], Callable[[Any], Any]]
     if spec.workload == "statevector":
         ladder = lambda angles: tq.templates.rotation_ladder(spec.n, angles, spec.layers)  # noqa: E731
         return _fixed_circuit(K, compiled, ladder, lambda c: c.state(), spec.params), numpy
+    if spec.workload == "state_sampling":  # eagerly on every backend, as issue 47's example: samples
+        angles = K.asarray(spec.params)  # read values (a seeded draw), the circuit built in the call
+
+        def samples() -> Any:
+            circuit = tq.templates.rotation_ladder(spec.n, angles, spec.layers)
+            return circuit.sample(spec.shots, seed=SEED, format="indices")
+
+        return samples, lambda r: z_means(numpy(r), spec.n)
     if spec.workload in GRADIENTS:
         value_and_grad = compiled(tq.value_and_grad(_energy(spec)))
         params = K.asarray(spec.params)

@@ -1,6 +1,8 @@
 """PennyLane on ``lightning.qubit`` (C++ state vector, OpenMP threads from ``OMP_NUM_THREADS``).
 
 - statevector: a QNode returning ``qml.state()``.
+- state_sampling: a QNode returning ``qml.sample()`` with ``shots`` (``qml.set_shots``) on a device
+  seeded with ``SEED``.
 - energies and gradients: a QNode returning ``qml.expval(H)`` with ``diff_method="adjoint"``,
   differentiated by ``qml.grad`` (autograd interface; the energy is the gradient's ``forward``);
   100 Adam steps by the shared update (PennyLane's ``AdamOptimizer`` scales ε by the bias
@@ -19,11 +21,12 @@ import operator
 from typing import Any, Callable
 
 import numpy as np
-from specs import Spec
+from specs import SEED, Spec, z_means
 
 from peers.common import adam_loop
 
-SUPPORTED = ("statevector", "energy_gradient", "adam_vqe_100", "batched_energies_64", "qaoa_gradient")
+SUPPORTED = ("statevector", "state_sampling", "energy_gradient", "adam_vqe_100", "batched_energies_64",
+             "qaoa_gradient")
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -70,6 +73,17 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
             return qml.state()
 
         return (lambda: state(spec.params)), np.asarray
+    if spec.workload == "state_sampling":  # one sample per row, wire 0 (our qubit 0) first
+        sampler = qml.device("lightning.qubit", wires=spec.n, seed=SEED)
+
+        @qml.set_shots(spec.shots)
+        @qml.qnode(sampler, diff_method=None)
+        def samples(params: Any) -> Any:
+            _apply_gates(spec, params)
+            return qml.sample()
+
+        weights = 2 ** np.arange(spec.n - 1, -1, -1)
+        return (lambda: samples(spec.params)), lambda r: z_means(np.asarray(r) @ weights, spec.n)
     hamiltonian = _hamiltonian(spec)
 
     @qml.qnode(device, diff_method="adjoint")

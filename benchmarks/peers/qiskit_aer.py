@@ -2,6 +2,9 @@
 
 - statevector: ``method="statevector"``, ``save_statevector``, transpiled once (Aer's own gate
   fusion stays on, as by default).
+- state_sampling: the same circuit with ``measure_all``, run with ``shots`` and
+  ``seed_simulator=SEED`` (Aer simulates once and samples the final state), its counts read
+  (timed); every count's bitstring, read as a binary number, is our index (the qubits are reversed).
 - 64 energies: ``qiskit_aer.primitives.EstimatorV2`` with one parameterised circuit, a
   ``SparsePauliOp`` and a ``(64, P)`` array of parameter values (exact: precision 0).
 - brickwork 50 qubits: ``method="matrix_product_state"`` (``mps_omp_threads`` pinned too; its
@@ -56,12 +59,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from specs import SAMPLING, SEED, Spec
+from specs import SAMPLING, SEED, Spec, z_means
 
 from peers.common import reversed_qubit, threads
 
-SUPPORTED = ("statevector", "batched_energies_64", "brickwork_local", "shallow_amplitude", "noisy_energy",
-             "noisy_density_matrix", "mps_brickwork", "mps_quench", "reversible_arithmetic", *SAMPLING)
+SUPPORTED = ("statevector", "state_sampling", "batched_energies_64", "brickwork_local", "shallow_amplitude",
+             "noisy_energy", "noisy_density_matrix",
+             "mps_brickwork", "mps_quench", "reversible_arithmetic", *SAMPLING)
 
 
 def supports(workload: str, option: str | None) -> bool:
@@ -174,6 +178,19 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
             return simulator.run(circuit).result().get_statevector()
 
         return state_vector, np.asarray
+    if spec.workload == "state_sampling":
+        simulator = AerSimulator(method="statevector", max_parallel_threads=threads())
+        circuit = _circuit(spec, symbolic=False)
+        circuit.measure_all()
+        circuit = transpile(circuit, simulator)
+
+        def counts() -> dict[str, int]:
+            return simulator.run(circuit, shots=spec.shots, seed_simulator=SEED).result().get_counts()
+
+        def indices(found: dict[str, int]) -> np.ndarray:
+            return z_means(np.repeat([int(bits, 2) for bits in found], list(found.values())), spec.n)
+
+        return counts, indices
     if spec.workload == "batched_energies_64":
         from qiskit_aer.primitives import EstimatorV2
 

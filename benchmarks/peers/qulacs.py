@@ -2,6 +2,7 @@
 
 - statevector: a ``QuantumCircuit`` of ``RotX/RotZ`` + CNOT, its gates merged into two-qubit blocks
   by ``QuantumCircuitOptimizer().optimize(circuit, 2)`` (untimed), applied to a ``QuantumState``.
+- state_sampling: the same, then ``state.sampling(shots, SEED)`` (both timed).
 - energies and gradients: a ``ParametricQuantumCircuit`` (parameters set in place) and an
   ``Observable``; gradients by ``backprop`` (qulacs' adjoint method); 100 Adam steps by the shared
   update; the 64 energies in a loop (qulacs has no batch API).
@@ -23,12 +24,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from specs import Spec
+from specs import SEED, Spec, z_means
 
 from peers.common import adam_loop, chain_rule, reversed_qubit
 
-SUPPORTED = ("statevector", "energy_gradient", "adam_vqe_100", "batched_energies_64", "qaoa_gradient",
-             "noisy_energy", "noisy_density_matrix")
+SUPPORTED = ("statevector", "state_sampling", "energy_gradient", "adam_vqe_100", "batched_energies_64",
+             "qaoa_gradient", "noisy_energy", "noisy_density_matrix")
 _AXIS = {"rx": "X", "ry": "Y", "rz": "Z"}
 
 
@@ -108,10 +109,9 @@ def _energy_functions(spec: Spec) -> tuple[Callable, Callable]:
 
 def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
     from qulacs import QuantumState
+    from qulacs.circuit import QuantumCircuitOptimizer
 
     if spec.workload == "statevector":
-        from qulacs.circuit import QuantumCircuitOptimizer
-
         circuit = _fixed_circuit(spec)
         QuantumCircuitOptimizer().optimize(circuit, 2)
 
@@ -121,6 +121,16 @@ def build(spec: Spec, option: str | None) -> tuple[Callable[[], Any], Callable[[
             return state.get_vector()
 
         return state_vector, lambda r: r
+    if spec.workload == "state_sampling":  # its indices are ours: the circuit's qubits are reversed
+        circuit = _fixed_circuit(spec)
+        QuantumCircuitOptimizer().optimize(circuit, 2)
+
+        def samples() -> list[int]:
+            state = QuantumState(spec.n)
+            circuit.update_quantum_state(state)
+            return state.sampling(spec.shots, SEED)
+
+        return samples, lambda r: z_means(np.asarray(r), spec.n)
     if spec.workload in ("noisy_energy", "noisy_density_matrix"):
         from qulacs import DensityMatrix
 

