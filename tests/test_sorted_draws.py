@@ -55,3 +55,30 @@ def test_jax_samples_equal_numpys():
             circuit = tq.templates.rotation_ladder(13, K.asarray(angles), 2)
             samples[name] = K.to_numpy(circuit.sample(20000, seed=11, format="indices"))
     np.testing.assert_array_equal(samples["jax"], samples["numpy"])
+
+
+def test_pytorch_draws_equal_its_search_in_draw_order():
+    torch = pytest.importorskip("torch")
+    K = tq.get_backend("pytorch")
+    n = 2 ** 13
+    p = torch.from_numpy(np.random.default_rng(2).random(n) ** 3)
+    p[::5] = 0.0  # outcomes that must never be drawn
+    p /= p.sum()
+    drawn = K.choice(n, size=(40, 250), p=p, rng=torch.Generator().manual_seed(9))
+    cdf = torch.cumsum(p, 0)
+    uniforms = torch.rand(10000, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+    expected = torch.searchsorted(cdf, uniforms * cdf[-1], right=True).clamp_max(n - 1).reshape(40, 250)
+    assert drawn.dtype == torch.int64 and torch.equal(drawn, expected)
+    assert not bool(torch.any(drawn % 5 == 0))
+
+
+@pytest.mark.parametrize("backend, module", [("pytorch", "torch"), ("jax", "jax")])
+def test_probability_read_on_the_host_equals_the_backends_own(backend, module):
+    pytest.importorskip(module)
+    angles = np.random.default_rng(4).uniform(0, 2 * np.pi, 2 * 9 * 3)
+    with tq.use_backend(backend) as K:
+        circuit = tq.templates.rotation_ladder(9, K.asarray(angles), 3)
+        state = circuit.state()
+        probability = circuit.probability()
+        assert K.dtype_of(probability) == K.dtype_of(K.real(state))
+        np.testing.assert_allclose(K.to_numpy(probability), np.abs(K.to_numpy(state)) ** 2, atol=1e-14)

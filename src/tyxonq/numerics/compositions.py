@@ -58,7 +58,7 @@ def searchsorted_in_order(xp: Any, table: Any, draws: Any) -> Any:
     [2, 0, 2]
     """
     order = xp.argsort(draws)
-    indices = xp.empty(draws.shape, dtype=xp.int64)
+    indices = xp.empty_like(order)
     indices[order] = xp.searchsorted(table, draws[order], side="right")
     return indices
 
