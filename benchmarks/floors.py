@@ -15,8 +15,9 @@ Sections:
   NumPy's eager call; under ``jax.jit``, XLA's compiled contraction (never hosted here); and the
   host route (the state computed by NumPy inside the program and copied in): the JAX row's best
   is the faster of the two.
-- ``first_states``: a first call of the 20/22-qubit state in a fresh process, in parts: planning
-  alone (``tq.rehearse``: path search), the first contraction with the plan made, a steady call.
+- ``first_states``: a first call of the 20/22/24-qubit state in a fresh process, in parts: planning
+  alone (``tq.rehearse``: path search), the first contraction with the plan made (and the
+  process's peak resident memory after it), a steady call.
 - ``first_call_parts``: the first calls still more than 0.5 s over steady (the QAOA p3 energy, the
   noisy energy and its gradient), each in a fresh process, in parts: light cones, canonical forms,
   the machine-rate probe, plans (simplification, min-fill elimination, hyper search, compiling).
@@ -174,17 +175,20 @@ spec = make_spec("statevector", n)
 circuit = tq.templates.rotation_ladder(n, spec.params, spec.layers)
 start = time.perf_counter(); tq.rehearse(circuit.state); planning = time.perf_counter() - start
 start = time.perf_counter(); circuit.state(); first = time.perf_counter() - start
+import resource
+peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 times = []
 for _ in range(3):
     start = time.perf_counter(); circuit.state(); times.append(time.perf_counter() - start)
 steady = min(times)
-print(json.dumps(dict(import_s=imported, planning_s=planning, first_contraction_s=first, steady_s=steady)))
+print(json.dumps(dict(import_s=imported, planning_s=planning, first_contraction_s=first, steady_s=steady,
+                      peak_rss_mib=peak_mib)))
 """
 
 
 def first_states() -> list[dict]:
     rows = []
-    for n in (20, 22):
+    for n in (20, 22, 24):
         parts = fresh_process(_FIRST_STATE.format(here=str(HERE), n=n))
         rows.append({"section": "first_states", "what": f"statevector {n} qubits, first process", **parts,
                      "first_over_steady_s": parts["planning_s"] + parts["first_contraction_s"]

@@ -7,12 +7,16 @@ against the row's reference. This is the anchor issue 47 names ("quimb's contrac
 network, its tree found beforehand"); compare with ``overhead_rows.py`` (tyxonq's whole call) and
 ``compiled_rows.py`` (tyxonq's compiled call and its contraction alone).
 
-Usage: ``python benchmarks/quimb_bare_rows.py [--repeat 20]``
+Writes ``results/quimb_bare.json`` (records as ``overhead.json``'s, engine ``quimb-bare``; a
+``.txt`` table beside it), which ``goals.py`` counts among the peers of the overhead rows.
+
+Usage: ``python benchmarks/quimb_bare_rows.py [--repeat 20] [--output benchmarks/results/quimb_bare.json]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import sys
 import time
@@ -53,15 +57,24 @@ def bare_contraction(row: str, n: int, repeat: int) -> tuple[float, complex, com
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--output", default=str(pathlib.Path(__file__).resolve().parent / "results"
+                                                / "quimb_bare.json"))
     args = parser.parse_args(argv)
-    failed = False
+    records, lines = [], []
     for row, n in (("corr36", 36), ("z50", 50), ("amp50", 50)):
         best, value, reference = bare_contraction(row, n, args.repeat)
-        ok = abs(value - reference) <= 1e-9 * max(1.0, abs(reference))
-        failed |= not ok
-        print(f"{row:7s} quimb bare contraction {best * 1e3:8.2f} ms  {'ok' if ok else 'WRONG'} "
-              f"(deviation {abs(value - reference):.1e})", flush=True)
-    return 1 if failed else 0
+        deviation = abs(value - reference)
+        ok = deviation <= 1e-9 * max(1.0, abs(reference))
+        records.append({"row": row, "engine": "quimb-bare", "n": n, "best_s": best,
+                        "check": "ok" if ok else "WRONG", "deviation": deviation})
+        lines.append(f"{row:7s} quimb bare contraction {best * 1e3:8.2f} ms  {'ok' if ok else 'WRONG'} "
+                     f"(deviation {deviation:.1e})")
+        print(lines[-1], flush=True)
+    output = pathlib.Path(args.output)
+    output.write_text(json.dumps(records, indent=2) + "\n")
+    output.with_suffix(".txt").write_text(f"quimb's bare contraction, its tree found beforehand (min of "
+                                          f"{args.repeat} after a warm-up)\n" + "\n".join(lines) + "\n")
+    return 0 if all(record["check"] == "ok" for record in records) else 1
 
 
 if __name__ == "__main__":

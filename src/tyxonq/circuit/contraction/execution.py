@@ -46,6 +46,6 @@ def run_compiled(owner: Any, K: ArrayBackend, function: Callable[..., Any], tens
 
 
 def _run(network_plan: NetworkPlan, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
-    plan = network_plan.plan
-    result = plan.contraction.run(K, network_plan.arrange(K, tensors))
-    return K.reshape(permute(K, result, plan.output_moves), network_plan.output_shape)
+    plan = network_plan.plan  # the result handed straight to permute, which frees it after one copy
+    return K.reshape(permute(K, plan.contraction.run(K, network_plan.arrange(K, tensors)), plan.output_moves),
+                     network_plan.output_shape)

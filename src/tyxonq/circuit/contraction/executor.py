@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ...numerics.moves import Move, permutation_moves, permute
+from ...numerics.moves import Move, permutation_moves
 from ...numerics.protocol import ArrayBackend
 
 __all__ = ["PairStep", "CompiledContraction", "compile_path"]
@@ -177,10 +177,9 @@ class CompiledContraction:
     def run(self, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
         tensors = list(tensors)
-        for step in self.steps:
-            first = _as_matrix(K, tensors[step.first], step.first_layout)
-            second = _as_matrix(K, tensors[step.second], step.second_layout)
-            tensors[step.first] = tensors[step.second] = None  # free consumed intermediates
+        for step in self.steps:  # each operand handed over, so that its slot no longer holds it
+            first = _as_matrix(K, _taken(tensors, step.first), step.first_layout)
+            second = _as_matrix(K, _taken(tensors, step.second), step.second_layout)
             tensors.append(K.matmul(first, second))
             del first, second
         return tensors[self.result]
@@ -292,6 +291,19 @@ def _from_matrix(K: ArrayBackend, matrix: Any, layout: OperandLayout, shape: tup
     return K.reshape(array, shape)
 
 
+def _taken(tensors: list, index: int) -> Any:
+    """``tensors[index]``, its slot emptied: the caller holds the only reference the list had."""
+    tensor, tensors[index] = tensors[index], None
+    return tensor
+
+
 def _as_matrix(K: ArrayBackend, array: Any, layout: OperandLayout) -> Any:
-    array = K.reshape(permute(K, array, layout.moves), layout.shape)
+    """An operand laid out as its step's matrix (or stack of matrices). Each move reassigns
+    ``array``, so that an operand handed over (:func:`_taken`) is freed once its first copy is made:
+    a permutation of two moves holds two copies of a large state, not the state and two copies
+    (the 24-qubit ladder's state: three 256 MiB buffers at a time instead of four, whose pages a
+    first call touches fresh)."""
+    for shape, axes in layout.moves:  # permute(), inlined: its argument would keep ``array``
+        array = K.transpose(K.reshape(array, shape), axes)
+    array = K.reshape(array, layout.shape)
     return _swap_last(K, array, len(layout.shape)) if layout.transposed else array
