@@ -40,8 +40,9 @@ Sections:
 - ``host_callback``: a ``jax.jit`` program whose only work is a host callback handing back a
   ready 2^22- or 2^24-entry array (a 22-qubit state, a 12-qubit density matrix): what a JAX row
   taken from NumPy pays over NumPy's own call, against a plain NumPy copy of the array.
-- ``twin_rows``: rows another backend computes mostly with NumPy on its host twin (JAX: wide
-  sampling, the MPS quench, the lattice sampling; PyTorch: the 12-qubit energy gradient, the
+- ``twin_rows``: rows another backend computes mostly with NumPy on its host twin (JAX: the 22-
+  and 24-qubit states, called back from the compiled program, 10^5 samples of the 20-qubit state,
+  wide sampling, the MPS quench, the lattice sampling; PyTorch: the 12-qubit energy gradient, the
   batched energies, Adam), alternated with NumPy's own call in one process (five rounds, the
   lattice two; each engine's fastest and slowest call), and NumPy's result handed back as that
   backend's arrays: what the row adds to NumPy's.
@@ -483,7 +484,8 @@ DENSITY_PERMUTATION = (13, 15, 17, 21, 18, 22, 10, 7, 9, 5, 3, 0, 12, 14, 16, 20
 
 #: rows another backend computes with NumPy on its host twin, alternated with NumPy's own call
 #: (workload, qubits, backend, rounds)
-TWIN_ROWS = (("wide_sampling", 50, "jax", 5), ("mps_quench", 100, "jax", 5),
+TWIN_ROWS = (("statevector", 22, "jax", 5), ("statevector", 24, "jax", 3), ("state_sampling", 20, "jax", 5),
+             ("wide_sampling", 50, "jax", 5), ("mps_quench", 100, "jax", 5),
              ("lattice_sampling", 36, "jax", 2), ("energy_gradient", 12, "pytorch", 5),
              ("batched_energies_64", 10, "pytorch", 5), ("adam_vqe_100", 12, "pytorch", 5))
 

@@ -648,10 +648,9 @@ class CircuitBase(SimulatorBase, abstract=True):
             bits = shared_rows(lambda count, s: sampler(self, count, random_generator(s)), shots, seed, n,
                                "the samples")
             return format_samples(K, n, format, confusions, seed, bits=bits)
-        probabilities, generator = K.detach(self.probability()), K.rng(seed)
-        drawer = _drawing_backend(K, probabilities, generator)
-        if drawer is not K:
-            probabilities = K.to_numpy(probabilities)
+        probabilities, generator = self.probability(), K.rng(seed)
+        drawer = _drawing_backend(K, probabilities, generator)  # the host: nothing to detach there
+        probabilities = K.to_numpy(probabilities) if drawer is not K else K.detach(probabilities)
         probabilities = drawer.cast(probabilities, "float64")
         # a density matrix's diagonal may hold rounding-level negatives (-1e-35): none is drawn
         probabilities = (probabilities + drawer.abs(probabilities)) / 2
