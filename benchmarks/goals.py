@@ -51,6 +51,13 @@ FLOORS: dict[tuple[str, ...], str] = {
     ("jax/numpy", "wide_sampling"): _TIE,
     ("jax/numpy", "mps_quench"): _TIE,
     ("jax/numpy", "lattice_sampling"): _TIE,
+    ("jax/numpy", "state_sampling"): _TIE,
+    ("jax/numpy", "statevector 22"): "a tie: NumPy's state called back from the program, alternated with "
+                                     "NumPy's own call in one process 0.96x it: `floors.py --sections "
+                                     "twin_rows`",
+    ("jax/numpy", "statevector 24"): "NumPy's state called back from the program and copied into it "
+                                     "(alternated in one process 1.08x NumPy's call; the copy of 256 MiB "
+                                     "into JAX 0.12 s): `floors.py --sections twin_rows host_callback`",
     ("eager/peer", "energy_gradient", "tyxonq-numpy"): "Python per gate block: "
                                                        "`floors.py --sections per_call`",
     ("eager/peer", "energy_gradient", "tyxonq-pytorch"): "NumPy's own gradient, run on the host twin "
@@ -69,6 +76,12 @@ FLOORS: dict[tuple[str, ...], str] = {
     ("first call", "noisy_energy"): "the route choice measures this machine's rates, once per process "
                                     "without a persistent cache: `floors.py --sections first_call_parts`",
     ("first call", "noisy_density_matrix"): "1.1 GiB of fresh pages: `floors.py --sections first_touch`",
+    ("first call", "statevector 22"): "the plan's search and fresh pages (planning 0.59 s, the first "
+                                      "contraction 0.34 s over steady): `floors.py --sections first_states "
+                                      "first_touch`",
+    ("first call", "statevector 24"): "0.5 GiB of fresh pages and the plan's search (planning 0.51 s, the "
+                                      "first contraction 1.75 s over steady): `floors.py --sections "
+                                      "first_states first_touch`",
     ("first call", "lattice_sampling"): "a thorough path search sized to its 14 s contraction: "
                                         "`floors.py --sections first_call_parts`",
 }
