@@ -82,3 +82,11 @@ def test_probability_read_on_the_host_equals_the_backends_own(backend, module):
         probability = circuit.probability()
         assert K.dtype_of(probability) == K.dtype_of(K.real(state))
         np.testing.assert_allclose(K.to_numpy(probability), np.abs(K.to_numpy(state)) ** 2, atol=1e-14)
+
+
+def test_pytorch_draws_take_probabilities_autograd_tracks():
+    torch = pytest.importorskip("torch")
+    K = tq.get_backend("pytorch")
+    p = torch.full((2 ** 13,), 2.0 ** -13, dtype=torch.float64, requires_grad=True)
+    drawn = K.choice(2 ** 13, size=SORTED_DRAWS_ABOVE, p=p, rng=torch.Generator().manual_seed(1))
+    assert drawn.shape == (SORTED_DRAWS_ABOVE,) and int(drawn.min()) >= 0 and int(drawn.max()) < 2 ** 13

@@ -621,7 +621,8 @@ class PyTorchBackend(BackendBase):
                 draws = uniforms * cdf[-1]
                 if self.device.type == "cpu":  # NumPy's sort reads the tensors in place (10^5
                     # draws in 2^20 outcomes: torch.argsort 8 ms, NumPy's 1.7; the search 6 ms)
-                    indices = torch.from_numpy(searchsorted_in_order(np, cdf.numpy(), draws.numpy()))
+                    indices = torch.from_numpy(searchsorted_in_order(np, cdf.detach().numpy(),
+                                                                      draws.detach().numpy()))
                 else:
                     indices = searchsorted_in_order(torch, cdf, draws)
                 indices = indices.clamp_max(n - 1)
