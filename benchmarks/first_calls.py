@@ -6,7 +6,8 @@
                                      [--reference-dir DIR]
 
 Runs :mod:`run` ``--first-runs`` times per engine (3 by default), each with
-``TYXONQ_PERSISTENT_CACHE`` pointing at a fresh temporary directory: each run's warm-up is a first
+``TYXONQ_PERSISTENT_CACHE`` pointing at a fresh temporary directory (one per workload, so that
+rows sharing a network do not find each other's plans): each run's warm-up is a first
 call in a first process (planning, compilation, library start-up); then once more on the last
 run's directory, whose warm-up is the first call of a second process that finds the first one's
 contraction paths, measured machine rates and (JAX) compiled programs on disk. A single first
@@ -53,17 +54,19 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[list[dict]] = [[] for _ in range(passes)]  # the first processes', then the second's
     references = ["--reference-dir", args.reference_dir] if args.reference_dir else []
     for engine in args.engines:
-        with contextlib.ExitStack() as caches:
-            for index in range(passes):
-                if index < args.first_runs:  # a fresh cache per first process; the second reuses the last
-                    cache = caches.enter_context(tempfile.TemporaryDirectory(prefix="tyxonq-cache-"))
-                    os.environ["TYXONQ_PERSISTENT_CACHE"] = cache  # inherited by every engine process
-                target = output.with_name(f"{output.stem}_pass{index}.json")
-                run.main(["--engines", engine, "--workloads", *args.workloads, "--repeat", str(args.repeat),
-                          "--timeout", str(args.timeout), "--output", str(target), *references])
-                runs[index] += json.loads(target.read_text())["results"]
-                target.unlink()
-                target.with_suffix(".txt").unlink()
+        for workload in args.workloads:  # caches of its own: rows that share a network (the 20-qubit
+            # state and its samples) would otherwise find each other's plans
+            with contextlib.ExitStack() as caches:
+                for index in range(passes):
+                    if index < args.first_runs:  # a fresh cache per first process; the second reuses the last
+                        cache = caches.enter_context(tempfile.TemporaryDirectory(prefix="tyxonq-cache-"))
+                        os.environ["TYXONQ_PERSISTENT_CACHE"] = cache  # inherited by every engine process
+                    target = output.with_name(f"{output.stem}_pass{index}.json")
+                    run.main(["--engines", engine, "--workloads", workload, "--repeat", str(args.repeat),
+                              "--timeout", str(args.timeout), "--output", str(target), *references])
+                    runs[index] += json.loads(target.read_text())["results"]
+                    target.unlink()
+                    target.with_suffix(".txt").unlink()
     rows = []
     for records in zip(*runs):
         if any(record.get("status") != "ok" for record in records):

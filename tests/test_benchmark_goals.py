@@ -67,3 +67,24 @@ def test_failed_results_are_left_out(goals, tmp_path):
     suite = _suite(("row", 8, "tyxonq-numpy", 2.0))
     suite["results"].append({"workload": "row", "qubits": 8, "engine": "qulacs", "status": "error: wrong"})
     assert list(goals.steady_checks(_write(tmp_path, latest=suite))) == []
+
+
+def test_quimbs_bare_contraction_is_a_peer_and_its_figures_replace_the_overhead_rows(goals, tmp_path):
+    results = _write(tmp_path, overhead=[
+        {"row": "z50", "n": 50, "engine": "tyxonq-numpy", "best_s": 0.004, "check": "ok"},
+        {"row": "z50", "n": 50, "engine": "quimb", "best_s": 0.2, "check": "ok"}],
+        quimb_bare=[{"row": "z50", "n": 50, "engine": "tyxonq-numpy", "best_s": 0.002, "check": "ok"},
+                    {"row": "z50", "n": 50, "engine": "quimb-bare", "best_s": 0.0025, "check": "ok"},
+                    {"row": "z50", "n": 50, "engine": "tyxonq-pytorch", "best_s": 0.001, "check": "WRONG"}])
+    checks = {(c.goal, c.engine): c for c in goals.steady_checks(results)}
+    assert checks["eager/peer", "tyxonq-numpy"].value == pytest.approx(0.002 / 0.0025)
+    assert ("eager/peer", "tyxonq-pytorch") not in checks  # a wrong result is left out
+
+
+def test_a_floor_may_name_one_size_of_a_row(goals):
+    def check(row):
+        return goals.Check("jax/numpy", row, "tyxonq-jax", 1.1, 1.0, "")
+
+    assert "256 MiB" in goals.floor_of(check("statevector 24"))
+    assert "0.96x" in goals.floor_of(check("statevector 22"))
+    assert goals.floor_of(check("statevector 20")) is None
