@@ -20,6 +20,7 @@ from ..numerics import get_backend
 from ..numerics.arguments import random_generator
 from ..numerics.cache_registry import register_cache
 from ..numerics.dual import TracingError
+from ..numerics.host_twin import reads_on_host
 from ..numerics.lanes import LanesError
 from ..numerics.memory import (
     ContractionTooLarge,
@@ -685,8 +686,5 @@ def _drawing_backend(K: ArrayBackend, probabilities: Any, generator: Any) -> Arr
     are normalised and searched on the host without a round trip per step (10^5 samples of a
     20-qubit state on eager JAX: 93 ms before, NumPy's own 72 ms); else ``K``. The same draws
     either way."""
-    host = K.host_twin()
-    if host is K or not isinstance(generator, np.random.Generator) or K.compiling() \
-            or not K.host_readable(probabilities):
-        return K
-    return host
+    on_host = isinstance(generator, np.random.Generator) and reads_on_host(K, [probabilities])
+    return K.host_twin() if on_host else K

@@ -15,6 +15,7 @@ from ..numerics import get_backend
 from ..numerics.arguments import checked_choice, checked_flag, checked_state_vector
 from ..numerics.distributed import communicator
 from ..numerics.dual import TracingError
+from ..numerics.host_twin import reads_on_host
 from ..numerics.lanes import Lanes, LanesError
 from ..numerics.memory import fits_in_memory, require_memory
 from ..numerics.protocol import ArrayBackend
@@ -312,7 +313,7 @@ class Circuit(CircuitBase):
         2-core reference machine, NumPy's squares 3 ms), else on the backend. The same values."""
         state = self.state()
         K = get_backend()
-        if K.host_twin() is not K and not K.compiling() and K.host_readable(state):
+        if reads_on_host(K, [state]):
             host = K.to_numpy(state)
             return K.asarray(host.real * host.real + host.imag * host.imag)
         return K.real(K.conj(state) * state)

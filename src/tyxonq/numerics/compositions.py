@@ -13,8 +13,7 @@ import numpy as np
 
 from .errors import DimensionLimitError
 
-__all__ = ["kron_by_broadcasting", "choice_by_inverse_cdf", "searchsorted_in_order",
-           "validated_probabilities"]
+__all__ = ["kron_by_broadcasting", "choice_by_inverse_cdf", "searchsorted_in_order"]
 
 
 def kron_by_broadcasting(xp: Any, a: Any, b: Any, max_ndim: int) -> Any:
@@ -81,7 +80,7 @@ def choice_by_inverse_cdf(xp: Any, generator: Any, a: Any, size: Any = None, rep
     n = int(a) if population is None else int(population.shape[0])
     if n <= 0:
         raise ValueError(f"choice needs a non-empty population; got a={a!r}")
-    probabilities = validated_probabilities(xp, p, n)
+    probabilities = _validated_probabilities(xp, p, n)
     shape = () if size is None else ((size,) if isinstance(size, (int, np.integer)) else tuple(size))
     count = math.prod(shape)
     uniforms = xp.asarray(generator.uniform(0.0, 1.0, count))
@@ -101,15 +100,7 @@ def choice_by_inverse_cdf(xp: Any, generator: Any, a: Any, size: Any = None, rep
     return xp.reshape(picked, shape)
 
 
-def validated_probabilities(xp: Any, p: Any, n: int) -> Any:
-    """``p`` as float64 probabilities of ``n`` outcomes (uniform when ``None``), or a ValueError
-    naming what is wrong (its shape; a negative entry or a sum off 1 by more than 1e-8).
-
-    Examples
-    --------
-    >>> validated_probabilities(np, [0.25, 0.75], 2).tolist()
-    [0.25, 0.75]
-    """
+def _validated_probabilities(xp: Any, p: Any, n: int) -> Any:
     if p is None:
         return xp.full((n,), 1.0 / n)
     probabilities = xp.asarray(p, dtype=xp.float64)
