@@ -238,7 +238,8 @@ class CircuitBase(SimulatorBase, abstract=True):
             )
         K = get_backend()
         plan = self.result_plan(request, make_network, output_shape, what)
-        return evaluate_requests(K, self._operations, self.input_state(K), [Request(plan, **binding)])[0]
+        return evaluate_requests(K, self._operations, self.input_state(K), [Request(plan, **binding)],
+                                 numbers_only=self.holds_only_numbers())[0]
 
     @dynamic_route
     def _marginal_probability(self, qubits: tuple[int, ...]) -> Any:
@@ -298,7 +299,8 @@ class CircuitBase(SimulatorBase, abstract=True):
             return expectation_node(self, slots, lambda c: c.expectation(*operators, hermitian=True),
                                     others=(matrices,))
         value = evaluate_requests(K, self._operations, self.input_state(K),
-                                  [self.expectation_request(matrices, groups, diagonal)])[0]
+                                  [self.expectation_request(matrices, groups, diagonal)],
+                                  numbers_only=self.holds_only_numbers())[0]
         return K.real(value) if hermitian else value
 
     def expectation_request(self, matrices: list, groups: list, diagonal: list,
@@ -486,7 +488,8 @@ class CircuitBase(SimulatorBase, abstract=True):
         values = K.ones((len(strings),), K.real_dtype)
         if active:
             found = K.real(evaluate_scalars(K, self._operations, self.input_state(K),
-                                            self.pauli_requests([strings[i] for i in active])))
+                                            self.pauli_requests([strings[i] for i in active]),
+                                            self.holds_only_numbers()))
             # identity strings take the value 1: the appended one, gathered into place
             position = {i: p for p, i in enumerate(active)}
             values = found if len(active) == len(strings) else K.take(

@@ -50,7 +50,7 @@ from .operations.figure import circuit_figure
 from .operations.gate_methods import GateMethods
 from .operations.gates import GATES, constant
 from .operations.latex import circuit_latex
-from .operations.layer_methods import LayerMethods, checked_angles
+from .operations.layer_methods import LayerMethods, checked_angle_rows
 from .operations.operation import (
     DYNAMIC_KINDS,
     Operation,
@@ -80,6 +80,20 @@ SAMPLE_FORMATS = ("counts", "bitstrings", "indices", "bits")
 PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
 #: every simulator class by name, so siblings convert into each other without importing each other
+#: the types of parameters that are plain host numbers (:meth:`SimulatorBase.holds_only_numbers`)
+_PLAIN_NUMBERS = frozenset({float, int, np.float64})
+
+
+def _holding_objects(operations: Sequence[Operation]) -> int:
+    """How many of ``operations`` hold more than plain host numbers: a matrix, a channel, or a
+    parameter of another type (a backend array, a traced value, lanes)."""
+    holding = 0
+    for op in operations:
+        if op.channel is not None or op.gate == "unitary" \
+                or not all(type(value) in _PLAIN_NUMBERS for value in op.params):
+            holding += 1
+    return holding
+
 _SIMULATORS: dict[str, type] = {}
 
 
@@ -170,6 +184,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         self._operations: list[Operation] = []
         self._channel_count = 0  # kept as operations are added: results check it on every call
         self._dynamic_count = 0  # measurements, resets, post-selections and conditioned gates
+        self._holding_objects = 0  # operations holding more than plain numbers (holds_only_numbers)
         self._num_clbits = 0
         self._condition = None  # the condition on gates being added (cond), if any
         self._barriers: list[tuple[int, tuple[int, ...]]] = []  # (operations before it, qubits)
@@ -260,12 +275,14 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         return duplicate
 
     # -- adding operations: one door ------------------------------------------------------------
-    def _append(self, operations: Sequence[Operation], at_start: bool = False, counted: bool = True) -> None:
+    def _append(self, operations: Sequence[Operation], at_start: bool = False, counted: bool = True,
+                holding: int | None = None) -> None:
         """Add checked ``operations`` after this circuit's (``at_start``: before them): the one way
         operations enter a circuit. The simulator's :meth:`_accept` sees them first and may refuse
         them while nothing has changed; then they are added, the counts of channels, dynamic
         operations and classical bits kept (``counted=False``: they hold already), and
-        :meth:`_accepted` told."""
+        :meth:`_accepted` told. ``holding``: how many of them hold more than plain numbers
+        (:meth:`holds_only_numbers`), where the caller knows it; else they are looked at."""
         self._accept(operations)
         if at_start:
             self._operations[:0] = operations
@@ -279,6 +296,8 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
                     self._dynamic_count += 1
                 if op.clbits or op.condition is not None:
                     self._num_clbits = max(self._num_clbits, clbits_used((op,)))
+        # counted even where the kinds hold: with_operations(same_kinds=True) brings other angles
+        self._holding_objects += _holding_objects(operations) if holding is None else holding
         self._accepted(operations, at_start)
 
     def _accept(self, operations: Sequence[Operation]) -> None:
@@ -309,9 +328,9 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             self._append((Operation(gate, qubits, params, condition=self._condition),))
         return self
 
-    def _extend(self, operations: list[Operation]) -> None:
-        """Append checked gate operations (a :meth:`layer`)."""
-        self._append(operations)
+    def _extend(self, operations: list[Operation], plain: bool) -> None:
+        """Append checked gate operations (a :meth:`layer`; ``plain``: every angle a float)."""
+        self._append(operations, holding=0 if plain else None)
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
         from ..operators.channels import Channel
@@ -329,11 +348,13 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         self._append((Operation("channel", qubits, channel=channel),))
         return self
 
-    def with_operations(self, operations: Sequence[Operation], same_kinds: bool = False) -> SimulatorBase:
+    def with_operations(self, operations: Sequence[Operation], same_kinds: bool = False,
+                        holding: int | None = None) -> SimulatorBase:
         """A circuit with the same qubits, inputs and readout and the given operations (barriers
         are not kept: they belong to the operations they stood between), checked by the simulator
         as any added operation is. ``same_kinds``: the operations are this circuit's with other
-        angles, so its counts (channels, dynamic operations, classical bits) hold as they are.
+        angles, so its counts (channels, dynamic operations, classical bits) hold as they are;
+        ``holding``: as :meth:`_append`'s.
 
         Examples
         --------
@@ -346,10 +367,11 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = []
         duplicate._barriers = []  # markers belong to the operations they stood between
+        duplicate._holding_objects = 0
         if not same_kinds:
             duplicate._channel_count = duplicate._dynamic_count = 0
         duplicate._restarted()
-        duplicate._append(list(operations), counted=not same_kinds)
+        duplicate._append(list(operations), counted=not same_kinds, holding=holding)
         return duplicate
 
     def parameters(self) -> list[Any]:
@@ -383,7 +405,8 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         ([0.5, 0.25], True)
         """
         count = sum(len(op.params) for op in self._operations if op.has_angles)
-        rows = iter(checked_angles("with_parameters", values, count, ("angle",)))  # 1-tuples
+        rows, plain = checked_angle_rows("with_parameters", values, count, ("angle",))  # 1-tuples
+        rows = iter(rows)
         operations = []
         append = operations.append
         for op in self._operations:
@@ -393,7 +416,9 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
                 append(op.with_params(next(rows)))
             else:
                 append(op.with_params(tuple(next(rows)[0] for _ in op.params)))
-        moved = self.with_operations(operations, same_kinds=True)
+        # plain new angles in place of plain ones: nothing held (else looked at)
+        moved = self.with_operations(operations, same_kinds=True,
+                                     holding=0 if plain and not self._holding_objects else None)
         moved._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
         self._same_structure(moved)
         return moved
@@ -401,12 +426,29 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
     def _same_structure(self, other: SimulatorBase) -> None:
         """Hand what plans depend on to ``other``, a circuit of the same structure (a hook)."""
 
+    def holds_only_numbers(self) -> bool:
+        """Whether every operation's parameters are plain host numbers (Python ``float`` and
+        ``int``, NumPy ``float64``): no backend array, traced value, batch of lanes, matrix or
+        channel. Kept as operations are added, so a result learns at once that there is nothing to
+        look for in its operations (traced or recorded angles, lanes, arrays for the host twin).
+
+        Examples
+        --------
+        >>> import numpy as np, tyxonq as tq
+        >>> tq.Circuit(2).rx(0, 0.3).cx(0, 1).holds_only_numbers()
+        True
+        >>> tq.Circuit(1).unitary(0, matrix=np.eye(2)).holds_only_numbers()
+        False
+        """
+        return self._holding_objects == 0
+
     def _is_traced(self) -> bool:
-        return any(isinstance(p, Dual) for op in self._operations for p in op.params)
+        return self._holding_objects > 0 and any(isinstance(p, Dual) for op in self._operations
+                                                 for p in op.params)
 
     def _lanes(self) -> int | None:
         """The batch size of angles given as lanes (:mod:`tyxonq.numerics.lanes`), else ``None``."""
-        return operation_lanes(self._operations)
+        return operation_lanes(self._operations) if self._holding_objects else None
 
     # -- what results are asked for ------------------------------------------------------------
     def _validated_strings(self, strings: Sequence[str]) -> list[str]:

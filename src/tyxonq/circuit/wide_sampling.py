@@ -106,7 +106,8 @@ def _joint_probabilities(K: ArrayBackend, circuit: Any, inputs: Any, plan: Any, 
         chunk = prefixes[start:start + batch]
         chunk = chunk + [chunk[-1]] * (batch - len(chunk))  # padded: the same batch size again
         requests = [Request(plan, bits=tuple(row)) for row in chunk]
-        values = evaluate_requests(K, circuit.operations, inputs, requests)
+        values = evaluate_requests(K, circuit.operations, inputs, requests,
+                                   numbers_only=circuit.holds_only_numbers())
         rows += [np.real(K.to_numpy(K.detach(value))).astype(float) for value in values]
     return np.clip(np.stack(rows[:len(prefixes)]), 0.0, None)
 

@@ -146,12 +146,14 @@ def capturing_requests() -> Iterator[list[CapturedEvaluation]]:
 
 
 def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                      requests: Sequence[Request], columns: dict | None = None) -> list[Any]:
+                      requests: Sequence[Request], columns: dict | None = None,
+                      numbers_only: bool = False) -> list[Any]:
     """Every request's result (backend arrays, differentiable where the backend is); requests
     that share a plan are contracted together. In a rehearsal: zeros, and the plans recorded. In
     a distributed run the requests' slices are shared between the ranks
     (:mod:`~tyxonq.circuit.contraction.distribution`). ``columns``: every gate kind's angles in
-    place of the operations' own (:class:`~tyxonq.circuit.contraction.binding.Binder`)."""
+    place of the operations' own (:class:`~tyxonq.circuit.contraction.binding.Binder`);
+    ``numbers_only``: the operations hold plain host numbers only (:func:`host_twin_for`)."""
     if (captured := _CAPTURED.get()) is not None:
         captured.append(CapturedEvaluation(operations, inputs, tuple(requests)))
     outputs = requests
@@ -170,7 +172,8 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
     sizes = [int(np.prod(shape)) for shape in shapes]
 
     def share(mine: list[int]) -> np.ndarray:
-        results = _contracted(K, operations, inputs, [requests[i] for i in mine], sliced, columns)
+        results = _contracted(K, operations, inputs, [requests[i] for i in mine], sliced, columns,
+                              numbers_only=numbers_only)
         totals = _summed(K, results, [owners[i] for i in mine], len(outputs))
         return np.concatenate([np.zeros(size, dtype=complex) if total is None else
                                np.asarray(K.to_numpy(total), dtype=complex).reshape(-1)
@@ -178,7 +181,8 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
     total = shared_total(K, operations, inputs, requests, share, sum(sizes), "a contraction's share")
     if total is None:
-        return _summed(K, _contracted(K, operations, inputs, requests, sliced, columns), owners, len(outputs))
+        results = _contracted(K, operations, inputs, requests, sliced, columns, numbers_only=numbers_only)
+        return _summed(K, results, owners, len(outputs))
     starts = np.cumsum([0] + sizes)
     return [K.asarray(total[start:start + size].reshape(shape), K.dtype)
             for start, size, shape in zip(starts, sizes, shapes)]
@@ -186,7 +190,7 @@ def evaluate_requests(K: ArrayBackend, operations: Sequence[Operation], inputs: 
 
 def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
                 requests: Sequence[Request], sliced: bool = False, columns: dict | None = None,
-                hosted: bool = True) -> list[Any]:
+                hosted: bool = True, numbers_only: bool = False) -> list[Any]:
     """Every (unsliced) request's result, requests that share a plan contracted together (on the
     host twin where that only changes the speed, eagerly or called back from a compiled program:
     :mod:`~tyxonq.circuit.contraction.host_route`); the slices of ``sliced`` requests counted on a
@@ -198,7 +202,7 @@ def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
 
         if (results := host_program_results(K, operations, inputs, requests, here)) is not None:
             return results
-    if columns is None and (host := host_twin_for(K, operations, inputs, requests)) is not None:
+    if columns is None and (host := host_twin_for(K, operations, inputs, requests, numbers_only)) is not None:
         twin, host_operations, host_inputs, host_requests = host
         results = _contracted(twin, host_operations, host_inputs, host_requests, sliced)
         return [K.asarray(result) for result in results]
@@ -234,30 +238,34 @@ def _summed(K: ArrayBackend, results: list[Any], owners: list[int], count: int) 
 
 
 def evaluate_scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                     requests: Sequence[Request]) -> Any:
+                     requests: Sequence[Request], numbers_only: bool = False) -> Any:
     """The scalar results of requests (expectations, amplitudes) as one backend vector, in request
     order: each group's batched result is used as it comes, not split and stacked again. In a
-    distributed run the requests are shared between the ranks."""
+    distributed run the requests are shared between the ranks. ``numbers_only``: as
+    :func:`evaluate_requests`'."""
     if rehearsing():
         evaluate_requests(K, operations, inputs, requests)
         return K.zeros((len(requests),), K.dtype)
     if any(request.network_plan.slicing is not None for request in requests):
-        return K.stack([K.reshape(value, ()) for value in evaluate_requests(K, operations, inputs, requests)])
+        return K.stack([K.reshape(value, ()) for value in evaluate_requests(K, operations, inputs, requests,
+                                                                           numbers_only=numbers_only)])
 
     def share(mine: list[int]) -> np.ndarray:
         values = np.zeros(len(requests), dtype=complex)
         if mine:
             mine_only = [requests[i] for i in mine]
-            values[mine] = np.asarray(K.to_numpy(_scalars(K, operations, inputs, mine_only)))
+            values[mine] = np.asarray(K.to_numpy(_scalars(K, operations, inputs, mine_only, numbers_only)))
         return values
 
     total = shared_total(K, operations, inputs, requests, share, len(requests), "a Pauli sum's share")
-    return _scalars(K, operations, inputs, requests) if total is None else K.asarray(total, K.dtype)
+    if total is None:
+        return _scalars(K, operations, inputs, requests, numbers_only)
+    return K.asarray(total, K.dtype)
 
 
 def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-             requests: Sequence[Request]) -> Any:
-    if (host := host_twin_for(K, operations, inputs, requests)) is not None:
+             requests: Sequence[Request], numbers_only: bool = False) -> Any:
+    if (host := host_twin_for(K, operations, inputs, requests, numbers_only)) is not None:
         twin, host_operations, host_inputs, host_requests = host
         return K.asarray(_scalars(twin, host_operations, host_inputs, host_requests))
     binder = Binder(K, operations, inputs)

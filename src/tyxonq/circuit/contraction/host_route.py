@@ -38,11 +38,13 @@ __all__ = ["host_twin_for", "host_program_results", "angle_slots", "in_host_memo
            "matrices_in_host_memory"]
 
 
-def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
-                  requests: Sequence[Any]) -> tuple[ArrayBackend, list[Operation], Any, list[Any]] | None:
+def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any, requests: Sequence[Any],
+                  numbers_only: bool = False) -> tuple[ArrayBackend, list[Operation], Any, list[Any]] | None:
     """``(twin, operations, inputs, requests)`` with every bound value moved to the host twin
     (angles held as backend scalars read in one transfer and made floats), when the contraction
-    should run there; ``None`` when it runs on ``K`` itself."""
+    should run there; ``None`` when it runs on ``K`` itself. ``numbers_only``: the caller knows
+    that the operations hold plain host numbers only (a circuit's ``holds_only_numbers()``), so
+    they are not looked through."""
     twin = K.host_twin()
     if twin is K or K.compiling():
         return None
@@ -50,7 +52,7 @@ def host_twin_for(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
     if any(request.network_plan.plan.largest_tensor_size > limit for request in requests):
         return None
     arrays = []  # (operation, parameter) positions of angles held as backend scalars
-    for index, op in enumerate(operations):
+    for index, op in enumerate(operations if not numbers_only else ()):
         if op.gate == "unitary" or op.channel is not None:  # matrices, bound as they are
             if not matrices_in_host_memory(K, op):
                 return None

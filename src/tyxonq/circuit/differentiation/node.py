@@ -43,9 +43,9 @@ def recorded_angles(circuit: Any, *others: Any) -> list[Slot] | None:
     nothing else the result depends on is recorded (``others``: observables, coefficients; the
     circuit's input state and channels are checked here). ``None`` otherwise."""
     K = get_backend()
-    if (not K.uses_gradient_nodes() or active_gradient_method() == "autograd"
-            or not K.records_gradients()):
-        return None
+    if (circuit.holds_only_numbers() or not K.uses_gradient_nodes()
+            or active_gradient_method() == "autograd" or not K.records_gradients()):
+        return None  # plain numbers: no angle is recorded
     slots: list[Slot] = []
     for k, op in enumerate(circuit.operations):
         if op.channel is not None:

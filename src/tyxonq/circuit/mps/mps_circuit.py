@@ -211,7 +211,7 @@ class MPSCircuit(SimulatorBase):
         if done < len(operations):
             if self._lanes() is not None:
                 raise LanesError("MPSCircuit results of a batch of parameter sets (the batch loops)")
-            route = host_twin_for(K, operations[done:], None, []) \
+            route = host_twin_for(K, operations[done:], None, [], self.holds_only_numbers()) \
                 if all(state.K.host_readable(site) for site in state.sites) else None
             if route is None:
                 state = state.on(K)

@@ -17,7 +17,7 @@ from ...numerics import get_backend
 from .gates import GATES
 from .operation import Operation, validate_angle
 
-__all__ = ["LayerMethods", "checked_angles"]
+__all__ = ["LayerMethods", "checked_angles", "checked_angle_rows"]
 
 _NUMBERS = (int, float, np.integer, np.floating)
 
@@ -82,9 +82,9 @@ class LayerMethods:
             raise ValueError(f"layer: unknown gate {gate!r}; expected one of the gate methods' names "
                              "(ry, cz, rzz, ...)")
         rows = self._layer_qubits(gate, qubits, spec.num_qubits)
-        values = checked_angles(f"layer({gate!r})", params, len(rows), spec.param_names)
+        values, plain = checked_angle_rows(f"layer({gate!r})", params, len(rows), spec.param_names)
         make, condition = Operation.gate_operation, self._condition
-        self._extend([make(gate, on, angles, condition) for on, angles in zip(rows, values)])
+        self._extend([make(gate, on, angles, condition) for on, angles in zip(rows, values)], plain)
         return self
 
     def _layer_qubits(self, gate: str, qubits: Sequence[Any], k: int) -> list[tuple[int, ...]]:
@@ -116,27 +116,35 @@ class LayerMethods:
                                  "qubit; each must be distinct")
         return [tuple(row) for row in array.tolist()]
 
-    def _extend(self, operations: list[Operation]) -> None:  # pragma: no cover - the circuit's
+    def _extend(self, operations: list[Operation], plain: bool) -> None:  # pragma: no cover - the circuit's
         raise NotImplementedError
 
 
 def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) -> list[tuple]:
     """One tuple of ``len(names)`` angles for each of ``count`` gates, checked at once (``where``
     names the call in messages): numbers, a NumPy array, or one backend array split in one call."""
+    return checked_angle_rows(where, params, count, names)[0]
+
+
+def checked_angle_rows(where: str, params: Any, count: int,
+                       names: tuple[str, ...]) -> tuple[list[tuple], bool]:
+    """:func:`checked_angles`' rows, and whether every angle in them is a Python ``float`` (what
+    :meth:`~tyxonq.circuit.simulator.SimulatorBase.holds_only_numbers` counts), known from the way
+    they were read rather than by looking at each."""
     p = len(names)
     if not p:
         if params is not None:
             raise ValueError(f"{where}: the gate has no parameters; got params")
-        return [()] * count
+        return [()] * count, True
     if params is None:
         raise TypeError(f"{where}: give params, {count} x {p} angle(s) ({', '.join(names)})")
     expected = (count,) if p == 1 else (count, p)
     if isinstance(params, (list, tuple)) and not all(map(_plain, params)):
-        return _entries(where, list(params), count, p, names)  # traced values, tensors
+        return _entries(where, list(params), count, p, names), False  # traced values, tensors
     if isinstance(params, (np.ndarray, list, tuple)):
         array = np.asarray(params)
         if array.dtype.kind == "O":
-            return _entries(where, list(params), count, p, names)
+            return _entries(where, list(params), count, p, names), False
         if array.dtype.kind not in "iuf":
             raise TypeError(f"{where}: params must be real numbers; got {array.dtype} values")
         _check_shape(where, array.shape, expected)
@@ -144,10 +152,10 @@ def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) 
         if not np.isfinite(array).all():
             raise ValueError(f"{where}: params hold a value that is not finite; "
                              "expected real angles")
-        return [tuple(row) for row in array.reshape(count, p).tolist()]
+        return [tuple(row) for row in array.reshape(count, p).tolist()], True
     K = get_backend()
     if not K.is_array(params):  # batched lanes, or any other sequence: entry by entry
-        return _entries(where, list(params), count, p, names)
+        return _entries(where, list(params), count, p, names), False
     _check_shape(where, tuple(K.shape(params)), expected)
     if not K.is_floating(params):
         raise TypeError(f"{where}: params must be a real floating array; got dtype "
@@ -160,11 +168,11 @@ def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) 
         if K.host_readable(params) and not K.compiling():
             # nothing tracks these values: plain floats, as NumPy's, so that no route converts
             # hundreds of backend scalars again (PyTorch: ~2 us an angle)
-            return [tuple(row) for row in host.reshape(count, p).tolist()]
+            return [tuple(row) for row in host.reshape(count, p).tolist()], True
     if p == 1 and len(K.shape(params)) == 2:
         params = K.reshape(params, (count,))
     entries = list(params)  # one split (torch: unbind) rather than one index per angle
-    return [(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]
+    return ([(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]), False
 
 
 def _entries(where: str, entries: list, count: int, p: int, names: tuple[str, ...]) -> list[tuple]:

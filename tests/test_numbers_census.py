@@ -1,0 +1,153 @@
+"""``holds_only_numbers()``: a circuit keeps, as operations are added, whether every operation holds
+plain host numbers only, so that results need not look through hundreds of operations for traced
+angles, lanes, recorded angles or arrays to move. However a circuit is built (gate methods,
+layers, matrices, channels, dynamic operations, composition, new parameters, inverses, copies),
+the kept answer is the one a look at every operation gives, and the results are the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tyxonq as tq
+from tyxonq.numerics.dual import Dual
+from tyxonq.numerics.lanes import Lanes
+
+PLAIN_TYPES = (float, int, np.float64)
+
+
+def looked_at(circuit) -> bool:
+    """Whether every operation holds plain numbers only, by looking at each."""
+    return all(op.channel is None and op.gate != "unitary" and all(type(v) in PLAIN_TYPES for v in op.params)
+               for op in circuit.operations)
+
+
+def angle(kind: str, value: float):
+    if kind == "float":
+        return float(value)
+    if kind == "float64":
+        return np.float64(value)
+    if kind == "float32":
+        return np.float32(value)
+    if kind == "int":
+        return int(round(value))
+    if kind == "torch":
+        import torch
+
+        return torch.tensor(value, dtype=torch.float64, requires_grad=True)
+    return Dual(float(value), np.ones(1))  # a traced angle
+
+
+ANGLE_KINDS = ["float", "float64", "float32", "int", "torch", "dual"]
+
+
+def step(circuit, action: str, kind: str, value: float):
+    """One way of adding operations (or of making a circuit from another)."""
+    n = circuit.num_qubits
+    if action == "gate":
+        return circuit.rx(0, theta=angle(kind, value)).cx(0, n - 1)
+    if action == "layer":
+        values = {"float": [value] * n, "float64": np.full(n, value),
+                  "float32": np.full(n, value, np.float32), "int": [1] * n, "torch": None,
+                  "dual": [angle("dual", value)] * n}[kind]
+        if values is None:
+            import torch
+
+            values = torch.full((n,), value, dtype=torch.float64, requires_grad=True)
+        return circuit.layer("ry", range(n), values)
+    if action == "unitary":
+        return circuit.unitary(1, matrix=np.array([[0.0, 1.0], [1.0, 0.0]]))
+    if action == "channel":
+        return circuit.depolarizing(1, p=0.1)
+    if action == "measure":
+        circuit.measure(0)
+        return circuit.cond(circuit.num_clbits - 1).x(1)
+    if action == "compose":
+        other = step(tq.Circuit(n), "gate", kind, value)
+        return circuit.append(other)
+    if action == "prepend":
+        return circuit.prepend(step(tq.Circuit(n), "gate", kind, value))
+    if action == "parameters":
+        count = len(circuit.parameters())
+        if kind == "torch":
+            import torch
+
+            return circuit.with_parameters(torch.full((count,), value, dtype=torch.float64))
+        return circuit.with_parameters(np.full(count, value))
+    if action == "copy":
+        return circuit.copy()
+    if action == "first":
+        return circuit.with_operations(circuit.operations[:1])
+    raise AssertionError(action)
+
+
+ACTIONS = ["gate", "layer", "unitary", "channel", "measure", "compose", "prepend", "parameters", "copy",
+           "first"]
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])  # torch angles: refused on NumPy
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(ACTIONS), st.sampled_from(ANGLE_KINDS), st.floats(-3, 3)),
+                min_size=1, max_size=6))
+def test_the_kept_answer_is_what_looking_at_every_operation_gives(backend_name, steps):
+    pytest.importorskip("torch")
+    with tq.use_backend(backend_name):
+        built(steps)
+
+
+def built(steps):
+    circuit = tq.Circuit(3)
+    assert circuit.holds_only_numbers()
+    for action, kind, value in steps:
+        if action in ("channel", "measure") and kind in ("dual", "torch"):
+            continue  # a noisy or dynamic circuit with such angles: not what this test builds
+        try:
+            circuit = step(circuit, action, kind, value)
+        except (ValueError, TypeError):
+            continue  # refused (a refusal adds nothing): the answer must still hold
+        finally:
+            assert circuit.holds_only_numbers() == looked_at(circuit), (action, kind)
+
+
+def test_traced_angles_and_lanes_are_found_only_where_they_are():
+    plain = tq.Circuit(2).rx(0, 0.3).cx(0, 1)
+    assert plain.holds_only_numbers() and not plain._is_traced() and plain._lanes() is None  # noqa: SLF001
+    traced = plain.copy().ry(1, Dual(0.2, np.ones(1)))
+    assert not traced.holds_only_numbers() and traced._is_traced()  # noqa: SLF001
+    batched = plain.copy().ry(1, Lanes(np.array([0.1, 0.2, 0.3])))
+    assert not batched.holds_only_numbers() and batched._lanes() == 3  # noqa: SLF001
+    assert plain.with_parameters([0.5]).holds_only_numbers()
+    assert traced.with_parameters([0.5, 0.25]).holds_only_numbers()  # new plain angles for all
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
+def test_results_and_gradients_are_the_same_whichever_way_the_angles_are_held(backend_name):
+    """One angle a tracked tensor among plain floats (not numbers only: looked through, its
+    gradient recorded) against the same circuit of floats; the values agree, and the gradient
+    matches the parameter-shift rule."""
+    if backend_name == "pytorch":
+        torch = pytest.importorskip("torch")
+    n, theta = 6, 0.37
+    angles = np.linspace(0.1, 1.1, n)
+
+    def circuit(first):
+        c = tq.Circuit(n).layer("ry", range(n), angles).layer("cz", [(q, q + 1) for q in range(n - 1)])
+        return c.rx(2, theta=first)
+
+    with tq.use_backend(backend_name):
+        K = tq.get_backend()
+        plain = circuit(theta)
+        assert plain.holds_only_numbers()
+        value = float(K.to_numpy(plain.expectation_ps(z=[2, 3])))
+        if backend_name == "pytorch":
+            tracked = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
+            held = circuit(tracked)
+            assert not held.holds_only_numbers()
+            result = held.expectation_ps(z=[2, 3])
+            result.backward()
+            shift = [float(K.to_numpy(circuit(theta + s).expectation_ps(z=[2, 3])))
+                     for s in (np.pi / 2, -np.pi / 2)]
+            assert abs(float(result.detach()) - value) < 1e-12
+            assert abs(float(tracked.grad) - (shift[0] - shift[1]) / 2) < 1e-10
