@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ _DYNAMIC = frozenset(DYNAMIC_KINDS)
 _ANNOTATIONS = frozenset({"detector", "observable"})
 ANNOTATION_KINDS = tuple(sorted(_ANNOTATIONS))
 _NOT_GATES = _DYNAMIC | _ANNOTATIONS
+#: the kinds whose parameters are part of their structure (an outcome, an annotation's data)
+_OUTCOMES = frozenset({"post_select"}) | _ANNOTATIONS
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,8 @@ class Operation:
         fields["dagger"] = False
         fields["channel"] = None
         fields["condition"] = condition
+        if condition is None:  # the cached :attr:`structure`, made here at once (a layer's hundreds)
+            fields["structure"] = (gate, qubits, False)
         return op
 
     def with_params(self, params: tuple[Any, ...]) -> Operation:
@@ -151,8 +156,10 @@ class Operation:
         """
         op = _new(Operation)
         fields = op.__dict__
-        fields.update(self.__dict__)
+        fields.update(self.__dict__)  # the cached structure too: the same but for an outcome's
         fields["params"] = params
+        if self.gate in _OUTCOMES:
+            fields.pop("structure", None)
         return op
 
     @property
@@ -170,13 +177,15 @@ class Operation:
         """A measurement, reset, post-selection or conditioned gate (not a plain gate or channel)."""
         return self.condition is not None or self.gate in _DYNAMIC
 
-    @property
+    @functools.cached_property
     def structure(self) -> tuple:
+        """Everything but the parameter values (an outcome's kept): what plans depend on. Cached
+        in the operation, which is immutable: a circuit's structure is read on every call."""
         if self.channel is not None:
             return (self.gate, self.qubits, self.channel.structure)
         if self.condition is None and self.gate not in _NOT_GATES:
             return (self.gate, self.qubits, self.dagger)
-        outcome = self.params if self.gate in ("post_select", "detector", "observable") else ()
+        outcome = self.params if self.gate in _OUTCOMES else ()
         return (self.gate, self.qubits, self.dagger, self.clbits, self.condition, outcome)
 
     @property

@@ -1,8 +1,9 @@
-"""``holds_only_numbers()``: a circuit keeps, as operations are added, whether every operation holds
-plain host numbers only, so that results need not look through hundreds of operations for traced
-angles, lanes, recorded angles or arrays to move. However a circuit is built (gate methods,
-layers, matrices, channels, dynamic operations, composition, new parameters, inverses, copies),
-the kept answer is the one a look at every operation gives, and the results are the same."""
+"""What results read on every call, kept as a circuit is built. ``holds_only_numbers()``: whether
+every operation holds plain host numbers only, so that results need not look through hundreds of
+operations for traced angles, lanes, recorded angles or arrays to move; however a circuit is built
+(gate methods, layers, matrices, channels, dynamic operations, composition, new parameters,
+copies), the kept answer is the one a look at every operation gives, and the results are the
+same. An operation's structure, cached: the one it computes."""
 
 from __future__ import annotations
 
@@ -151,3 +152,27 @@ def test_results_and_gradients_are_the_same_whichever_way_the_angles_are_held(ba
                      for s in (np.pi / 2, -np.pi / 2)]
             assert abs(float(result.detach()) - value) < 1e-12
             assert abs(float(tracked.grad) - (shift[0] - shift[1]) / 2) < 1e-10
+
+
+def test_an_operations_cached_structure_is_the_one_it_computes():
+    """Operations cache their structure (made at once for a layer's gates): however made or
+    changed, it is what a fresh operation of the same fields computes; an outcome's new value
+    is a new structure, a gate's new angle is not."""
+    from tyxonq.circuit.operations.operation import Condition, Operation
+
+    def fresh(op):
+        return Operation(op.gate, op.qubits, op.params, op.dagger, op.channel, op.clbits,
+                         op.condition).structure
+
+    made = [Operation.gate_operation("ry", (1,), (0.3,)),
+            Operation.gate_operation("rx", (0,), (0.2,), Condition((0,), 1)),
+            Operation("post_select", (0,), (1,)), Operation("cz", (0, 1))]
+    for op in made:
+        assert op.structure == fresh(op)
+        for params in ((0.7,), (0,)):
+            moved = op.with_params(params)
+            assert moved.structure == fresh(moved)
+    assert Operation("post_select", (0,), (1,)).with_params((0,)).structure != made[2].structure
+    assert made[0].with_params((0.9,)).structure == made[0].structure
+    layered = tq.Circuit(3).layer("ry", range(3), [0.1, 0.2, 0.3])
+    assert layered.structure() == tq.Circuit(3).ry(0, 0.1).ry(1, 0.2).ry(2, 0.3).structure()
