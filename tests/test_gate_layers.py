@@ -147,6 +147,11 @@ def test_layers_on_every_simulator():
 @pytest.mark.parametrize("call, message", [
     (lambda c: c.layer("ry", [0, 4], [0.1, 0.2]), "qubit index 4 is out of range"),
     (lambda c: c.layer("cz", [(0, 0)]), r"qubits \(0, 0\) repeat a qubit"),
+    (lambda c: c.layer("cz", [(0, 1), (2, 7)]), "qubit index 7 is out of range"),
+    (lambda c: c.layer("cz", [(0, 1), (-1, 2)]), "qubit index -1 is out of range"),
+    (lambda c: c.layer("cz", [(0, 1), (2,)]), "acts on 2 qubit"),
+    (lambda c: c.layer("ccx", ((0, 1, 1),)), r"qubits \(0, 1, 1\) repeat a qubit"),
+    (lambda c: c.layer("x", [True, 1]), "qubits must be ints"),
     (lambda c: c.layer("cz", [0, 1]), "acts on 2 qubit"),
     (lambda c: c.layer("ry", [0.5], [0.1]), "qubits must be ints"),
     (lambda c: c.layer("ry", [0, 1], [0.1]), r"params of shape \(1,\) for 2 gate"),

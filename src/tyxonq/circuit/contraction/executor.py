@@ -174,14 +174,25 @@ class CompiledContraction:
         return CompiledContraction(tuple(steps), self.result, (leg,) + self.result_legs,
                                    self.largest_size * size, self.flops * size, self.writes * size)
 
+    @functools.cached_property
+    def _program(self) -> tuple[tuple[int, int, Any, Any], ...]:
+        """Each step as ``(first, second, how_first, how_second)``: an operand's ``how`` is its
+        matrix shape where one reshape makes it (most operands: no permutation, no transpose),
+        else its layout (:func:`_as_matrix`)."""
+        return tuple((step.first, step.second, _how(step.first_layout), _how(step.second_layout))
+                     for step in self.steps)
+
     def run(self, K: ArrayBackend, tensors: Sequence[Any]) -> Any:
         """Contract ``tensors`` (arrays whose layouts match the compiled legs)."""
         tensors = list(tensors)
-        for step in self.steps:  # each operand handed over, so that its slot no longer holds it
-            first = _as_matrix(K, _taken(tensors, step.first), step.first_layout)
-            second = _as_matrix(K, _taken(tensors, step.second), step.second_layout)
-            tensors.append(K.matmul(first, second))
-            del first, second
+        reshape, matmul, append = K.reshape, K.matmul, tensors.append
+        for first, second, how_first, how_second in self._program:
+            a, tensors[first] = tensors[first], None  # handed over: the slot no longer holds it
+            b, tensors[second] = tensors[second], None
+            a = reshape(a, how_first) if type(how_first) is tuple else _as_matrix(K, a, how_first)
+            b = reshape(b, how_second) if type(how_second) is tuple else _as_matrix(K, b, how_second)
+            append(matmul(a, b))
+            del a, b
         return tensors[self.result]
 
     def run_with_vjp(self, K: ArrayBackend, tensors: Sequence[Any], cotangent: Any,
@@ -289,6 +300,11 @@ def _from_matrix(K: ArrayBackend, matrix: Any, layout: OperandLayout, shape: tup
     for moved, inverse in layout.inverse_moves:
         array = K.transpose(K.reshape(array, moved), inverse)
     return K.reshape(array, shape)
+
+
+def _how(layout: OperandLayout) -> tuple[int, ...] | OperandLayout:
+    """The matrix shape where a reshape alone lays an operand out, else its layout."""
+    return layout.shape if not layout.moves and not layout.transposed else layout
 
 
 def _taken(tensors: list, index: int) -> Any:

@@ -92,7 +92,14 @@ class LayerMethods:
         if isinstance(qubits, range) and k == 1 and qubits.step > 0 and 0 <= qubits.start \
                 and qubits.stop <= self._num_qubits:
             return [(q,) for q in qubits]
-        array = np.asarray(qubits if not isinstance(qubits, range) else list(qubits))
+        if (rows := _python_rows(gate, qubits, k, self._num_qubits)) is not None:
+            return rows
+        what = "qubit" if k == 1 else f"row of {k} qubits"
+        try:
+            array = np.asarray(qubits if not isinstance(qubits, range) else list(qubits))
+        except ValueError:  # rows of different lengths
+            raise ValueError(f"layer({gate!r}): {gate} acts on {k} qubit(s): give one {what} per gate; "
+                             "got rows of different lengths") from None
         if array.size == 0:
             return []
         if array.dtype.kind not in "iu":
@@ -100,7 +107,6 @@ class LayerMethods:
         if array.ndim == 1 and k == 1:
             array = array[:, None]
         if array.ndim != 2 or array.shape[1] != k:
-            what = "qubit" if k == 1 else f"row of {k} qubits"
             raise ValueError(f"layer({gate!r}): {gate} acts on {k} qubit(s): give one {what} per gate; "
                              f"got shape {array.shape}")
         n = self._num_qubits
@@ -118,6 +124,37 @@ class LayerMethods:
 
     def _extend(self, operations: list[Operation], plain: bool) -> None:  # pragma: no cover - the circuit's
         raise NotImplementedError
+
+
+def _python_rows(gate: str, qubits: Any, k: int, n: int) -> list[tuple[int, ...]] | None:
+    """The qubit rows of a layer given as a list or tuple of Python ints (one per gate) or of
+    tuples of ``k`` distinct ones, all in range, checked in Python (25 pairs: ~3 us, against ~30
+    us as one NumPy array); ``None`` for anything else, which the array checks take (and name).
+    A bool is refused here (an array would take it for an int)."""
+    if type(qubits) is not list and type(qubits) is not tuple:
+        return None
+    rows = []
+    append = rows.append
+    for row in qubits:
+        if k == 1 and type(row) is int:
+            row = (row,)
+        elif type(row) is not tuple or len(row) != k:
+            return _no_bools(gate, row)
+        for qubit in row:
+            if type(qubit) is not int or qubit < 0 or qubit >= n:
+                return _no_bools(gate, qubit)
+        if k > 1 and len(set(row)) != k:
+            return None
+        append(row)
+    return rows
+
+
+def _no_bools(gate: str, entry: Any) -> None:
+    """``None`` (the array checks take over), or the refusal of a bool among the qubits."""
+    entries = entry if isinstance(entry, (list, tuple)) else (entry,)
+    if any(isinstance(value, (bool, np.bool_)) for value in entries):
+        raise TypeError(f"layer({gate!r}): qubits must be ints; got a bool")
+    return None
 
 
 def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) -> list[tuple]:
@@ -152,7 +189,7 @@ def checked_angle_rows(where: str, params: Any, count: int,
         if not np.isfinite(array).all():
             raise ValueError(f"{where}: params hold a value that is not finite; "
                              "expected real angles")
-        return [tuple(row) for row in array.reshape(count, p).tolist()], True
+        return _rows(array, count, p), True
     K = get_backend()
     if not K.is_array(params):  # batched lanes, or any other sequence: entry by entry
         return _entries(where, list(params), count, p, names), False
@@ -160,19 +197,27 @@ def checked_angle_rows(where: str, params: Any, count: int,
     if not K.is_floating(params):
         raise TypeError(f"{where}: params must be a real floating array; got dtype "
                         f"{K.dtype_of(params)}")
-    if K.host_readable(values := K.detach(params)):  # a traced array has no values to check
-        host = np.asarray(K.to_numpy(values), dtype=np.float64)
+    untracked = K.host_readable(params)
+    if untracked or K.host_readable(values := K.detach(params)):  # a traced array has no values to check
+        host = np.asarray(K.to_numpy(params if untracked else values), dtype=np.float64)
         if not np.isfinite(host).all():
             raise ValueError(f"{where}: params hold a value that is not finite; "
                              "expected real angles")
-        if K.host_readable(params) and not K.compiling():
+        if untracked and not K.compiling():
             # nothing tracks these values: plain floats, as NumPy's, so that no route converts
             # hundreds of backend scalars again (PyTorch: ~2 us an angle)
-            return [tuple(row) for row in host.reshape(count, p).tolist()], True
+            return _rows(host, count, p), True
     if p == 1 and len(K.shape(params)) == 2:
         params = K.reshape(params, (count,))
     entries = list(params)  # one split (torch: unbind) rather than one index per angle
     return ([(entry,) for entry in entries] if p == 1 else [tuple(entry) for entry in entries]), False
+
+
+def _rows(array: np.ndarray, count: int, p: int) -> list[tuple]:
+    """A float array's ``count`` rows of ``p`` angles as tuples of Python floats."""
+    if p == 1:  # no inner lists made and converted
+        return [(value,) for value in array.reshape(-1).tolist()]
+    return [tuple(row) for row in array.reshape(count, p).tolist()]
 
 
 def _entries(where: str, entries: list, count: int, p: int, names: tuple[str, ...]) -> list[tuple]:
