@@ -65,6 +65,10 @@ def step(circuit, action: str, kind: str, value: float):
     if action == "measure":
         circuit.measure(0)
         return circuit.cond(circuit.num_clbits - 1).x(1)
+    if action == "conditioned layer":
+        circuit.measure(0, into=3)
+        with circuit.cond(3):
+            return circuit.layer("rx", [1, 2], [value, value])
     if action == "compose":
         other = step(tq.Circuit(n), "gate", kind, value)
         return circuit.append(other)
@@ -84,8 +88,8 @@ def step(circuit, action: str, kind: str, value: float):
     raise AssertionError(action)
 
 
-ACTIONS = ["gate", "layer", "unitary", "channel", "measure", "compose", "prepend", "parameters", "copy",
-           "first"]
+ACTIONS = ["gate", "layer", "unitary", "channel", "measure", "conditioned layer", "compose", "prepend",
+           "parameters", "copy", "first"]
 
 
 @pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])  # torch angles: refused on NumPy
@@ -110,6 +114,11 @@ def built(steps):
             continue  # refused (a refusal adds nothing): the answer must still hold
         finally:
             assert circuit.holds_only_numbers() == looked_at(circuit), (action, kind)
+            ops = circuit.operations  # the counts kept beside it
+            assert circuit.is_noisy() == any(op.channel is not None for op in ops)
+            assert circuit.is_dynamic() == any(op.is_dynamic for op in ops)
+            bits = [b for op in ops for b in op.clbits + (op.condition.bits if op.condition else ())]
+            assert circuit.num_clbits >= max(bits, default=-1) + 1
 
 
 def test_traced_angles_and_lanes_are_found_only_where_they_are():

@@ -329,8 +329,10 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         return self
 
     def _extend(self, operations: list[Operation], plain: bool) -> None:
-        """Append checked gate operations (a :meth:`layer`; ``plain``: every angle a float)."""
-        self._append(operations, holding=0 if plain else None)
+        """Append checked gate operations (a :meth:`layer`; ``plain``: every angle a float).
+        Gates of the table change no count (channels, dynamic operations, bits) unless a
+        condition is on."""
+        self._append(operations, counted=self._condition is not None, holding=0 if plain else None)
 
     def _add_channel(self, channel: Any, qubits: tuple) -> SimulatorBase:
         from ..operators.channels import Channel

@@ -104,14 +104,16 @@ class Binder:
     form, and shared by every network bound through it (the terms of a Hamiltonian). A gate's row
     in its kind's batch is its rank among the circuit's gates of that kind: structural.
     ``columns`` gives every kind's angles (``(G, p)``, host or backend) in place of the
-    operations' own (a compiled result's new angles)."""
+    operations' own (a compiled result's new angles); ``numbers_only``: the operations' angles
+    are known to be plain host numbers (nothing to look for among them)."""
 
     def __init__(self, K: ArrayBackend, operations: Sequence[Operation], inputs: Any = None,
-                 columns: dict[tuple[str, bool], Any] | None = None) -> None:
+                 columns: dict[tuple[str, bool], Any] | None = None, numbers_only: bool = False) -> None:
         self.K = K
         self.operations = operations
         self.inputs = inputs
         self.columns = columns  # per kind, its gates' angles (G, p): instead of the operations' own
+        self.numbers_only = numbers_only
         self._kinds: dict[tuple[str, bool], list[int]] | None = None
         self._rows: dict[int, int] = {}
         self._matrices: dict[tuple[str, bool], Any] = {}
@@ -137,8 +139,10 @@ class Binder:
                 self._matrices[key] = gate_matrices(K, gate, self.columns[key], dagger)
                 return self._matrices[key]
             params = [operations[i].params for i in self.kinds()[key]]
-            if all(isinstance(p, (int, float, np.number)) for ps in params for p in ps):
-                columns = np.asarray(params, dtype=np.float64)
+            if self.numbers_only or all(isinstance(p, (int, float, np.number)) for ps in params for p in ps):
+                # one flat list: NumPy reads 500 floats ~3x faster than 500 one-tuples
+                flat = [p for ps in params for p in ps]
+                columns = np.asarray(flat, dtype=np.float64).reshape(len(params), -1)
             else:
                 columns = K.stack([K.stack([K.asarray(p, K.real_dtype) for p in ps]) for ps in params])
             self._matrices[key] = gate_matrices(K, gate, columns, dagger)

@@ -204,9 +204,10 @@ def _contracted(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
             return results
     if columns is None and (host := host_twin_for(K, operations, inputs, requests, numbers_only)) is not None:
         twin, host_operations, host_inputs, host_requests = host
-        results = _contracted(twin, host_operations, host_inputs, host_requests, sliced)
+        results = _contracted(twin, host_operations, host_inputs, host_requests, sliced,
+                              numbers_only=numbers_only)
         return [K.asarray(result) for result in results]
-    binder = Binder(K, operations, inputs, columns)
+    binder = Binder(K, operations, inputs, columns, numbers_only)
     results: list[Any] = [None] * len(requests)
     with progress(len(requests), "contracting slices", enabled=None if sliced else False,
                   unit="slice") as report:
@@ -267,8 +268,8 @@ def _scalars(K: ArrayBackend, operations: Sequence[Operation], inputs: Any,
              requests: Sequence[Request], numbers_only: bool = False) -> Any:
     if (host := host_twin_for(K, operations, inputs, requests, numbers_only)) is not None:
         twin, host_operations, host_inputs, host_requests = host
-        return K.asarray(_scalars(twin, host_operations, host_inputs, host_requests))
-    binder = Binder(K, operations, inputs)
+        return K.asarray(_scalars(twin, host_operations, host_inputs, host_requests, numbers_only))
+    binder = Binder(K, operations, inputs, numbers_only=numbers_only)
     pieces, order = [], []
     for plan, members in _batches(K, requests, _forward_entries):
         if len(members) == 1:
