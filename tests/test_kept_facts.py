@@ -185,3 +185,34 @@ def test_an_operations_cached_structure_is_the_one_it_computes():
     assert made[0].with_params((0.9,)).structure == made[0].structure
     layered = tq.Circuit(3).layer("ry", range(3), [0.1, 0.2, 0.3])
     assert layered.structure() == tq.Circuit(3).ry(0, 0.1).ry(1, 0.2).ry(2, 0.3).structure()
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "pytorch"])
+def test_operator_facts_asked_again_give_the_same_answers(backend_name):
+    """A small operator's facts (Hermitian, diagonal) are cached by value: asked twice, a
+    non-Hermitian matrix is refused both times, a diagonal one routed as diagonal, and a matrix
+    equal in value but not in dtype or shape is asked about afresh."""
+    if backend_name == "pytorch":
+        pytest.importorskip("torch")
+    with tq.use_backend(backend_name):
+        K = tq.get_backend()
+        c = tq.Circuit(2).h(0).cx(0, 1).ry(1, 0.3)
+        state = K.to_numpy(c.state())
+        upper = np.array([[0.0, 1.0], [0.0, 0.0]])
+        for _ in range(2):
+            with pytest.raises(ValueError, match="not Hermitian"):
+                c.expectation((upper, [0]))
+            assert abs(complex(K.to_numpy(c.expectation((upper, [0]), hermitian=False)))
+                       - complex(np.vdot(state, np.kron(upper, np.eye(2)) @ state))) < 1e-12
+        for matrix in (np.diag([1.0, -1.0]), np.diag([1.0, -1.0]).astype(complex),
+                       np.diag([1.0, 2.0, 3.0, 4.0]).astype(np.float32)):
+            qubits = [0] if len(matrix) == 2 else [0, 1]
+            for _ in range(2):
+                _, _, diagonal = c.validated_operator((matrix, qubits), True, K)
+                assert diagonal
+        dense = np.array([[0.0, 1.0], [1.0, 0.0]])
+        assert not c.validated_operator((dense, [1]), True, K)[2]
+        wide = np.eye(16)
+        wide[0, 15] = 1.0  # above the cached size: checked each time
+        with pytest.raises(ValueError, match="not Hermitian"):
+            tq.Circuit(4).expectation((wide, [0, 1, 2, 3]))

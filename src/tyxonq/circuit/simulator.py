@@ -79,9 +79,32 @@ SAMPLE_FORMATS = ("counts", "bitstrings", "indices", "bits")
 #: how an exact Pauli-sum expectation is computed (see :meth:`SimulatorBase.pauli_sum_expectation`)
 PAULI_SUM_METHODS = ("auto", "state", "lightcone")
 HERMITIAN_TOLERANCE = 1e-8
-#: every simulator class by name, so siblings convert into each other without importing each other
 #: the types of parameters that are plain host numbers (:meth:`SimulatorBase.holds_only_numbers`)
 _PLAIN_NUMBERS = frozenset({float, int, np.float64})
+
+
+#: the largest matrix (entries) whose facts are cached: an 8 x 8 operator
+_FACTS_CACHED_UP_TO = 64
+
+
+def _matrix_facts(host: np.ndarray) -> tuple[bool, bool]:
+    """Whether a host matrix is Hermitian (within :data:`HERMITIAN_TOLERANCE`) and whether it is
+    diagonal; a small one's answers cached by value (the letters of a Pauli string are asked
+    about on every call: ~30 us of ``np.allclose`` a letter)."""
+    if host.size <= _FACTS_CACHED_UP_TO:
+        return _small_matrix_facts(host.shape, host.dtype.str, host.tobytes())
+    return _computed_matrix_facts(host)
+
+
+@register_function_cache
+@functools.lru_cache(maxsize=1024)
+def _small_matrix_facts(shape: tuple[int, ...], dtype: str, data: bytes) -> tuple[bool, bool]:
+    return _computed_matrix_facts(np.frombuffer(data, dtype=dtype).reshape(shape))
+
+
+def _computed_matrix_facts(host: np.ndarray) -> tuple[bool, bool]:
+    hermitian = bool(np.allclose(host, host.conj().T, atol=HERMITIAN_TOLERANCE))
+    return hermitian, not bool(np.any(host - np.diag(np.diag(host))))
 
 
 def _holding_objects(operations: Sequence[Operation]) -> int:
@@ -94,6 +117,7 @@ def _holding_objects(operations: Sequence[Operation]) -> int:
             holding += 1
     return holding
 
+#: every simulator class by name, so siblings convert into each other without importing each other
 _SIMULATORS: dict[str, type] = {}
 
 
@@ -473,8 +497,8 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         qubits = validate_qubits(qubits, self._num_qubits, "expectation")
         dimension = 2 ** len(qubits)
         host = matrix_values(K, matrix, len(qubits), f"operator on qubits {qubits}")
-        if hermitian and host is not None and not np.allclose(host, host.conj().T,
-                                                              atol=HERMITIAN_TOLERANCE):
+        is_hermitian, diagonal = _matrix_facts(host) if host is not None else (True, False)
+        if hermitian and not is_hermitian:
             raise ValueError(
                 f"operator on qubits {qubits} is not Hermitian; pass hermitian=False for the "
                 "complex value <psi|O|psi>"
@@ -482,8 +506,7 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         array = K.asarray(matrix)
         if not K.is_complex(array):
             array = K.cast(array, K.dtype)
-        diagonal = host is not None and not np.any(host - np.diag(np.diag(host)))
-        return K.reshape(array, (dimension, dimension)), qubits, bool(diagonal)
+        return K.reshape(array, (dimension, dimension)), qubits, diagonal
 
     def _validated_operators(self, operators: tuple, hermitian: bool,
                              K: ArrayBackend) -> tuple[list, list, list]:
