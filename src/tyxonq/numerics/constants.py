@@ -22,6 +22,14 @@ __all__ = ["backend_constant"]
 _CONSTANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _nothing() -> None:
+    return None
+
+
+#: the backend asked last (weakly) and its constants
+_RECENT: tuple[Callable[[], Any], dict] = (_nothing, {})
+
+
 def backend_constant(K: ArrayBackend, key: tuple, build: Callable[[], np.ndarray]) -> Any:
     """The host array ``build()`` as a constant of backend ``K`` (converted once per key).
 
@@ -33,12 +41,22 @@ def backend_constant(K: ArrayBackend, key: tuple, build: Callable[[], np.ndarray
     >>> backend_constant(K, ("example identity", 2), lambda: np.zeros(2)) is first
     True
     """
-    per_backend = _CONSTANTS.setdefault(K, {})
+    global _RECENT
+    held, per_backend = _RECENT
+    if held() is not K:  # the backend asked before (~95 constants a light cone): no hashing of K
+        per_backend = _CONSTANTS.setdefault(K, {})
+        _RECENT = (weakref.ref(K), per_backend)
     value = per_backend.get(key)
     if value is None:
         value = per_backend[key] = K.constant(build(), K.precision)
     return value
 
 
+def _clear() -> None:
+    global _RECENT
+    _RECENT = (_nothing, {})
+    _CONSTANTS.clear()
+
+
 register_cache("backend constants", lambda: sum(len(per_backend) for per_backend in _CONSTANTS.values()),
-               _CONSTANTS.clear)
+               _clear)
