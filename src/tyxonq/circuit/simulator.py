@@ -374,13 +374,11 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         self._append((Operation("channel", qubits, channel=channel),))
         return self
 
-    def with_operations(self, operations: Sequence[Operation], same_kinds: bool = False,
-                        holding: int | None = None) -> SimulatorBase:
+    def with_operations(self, operations: Sequence[Operation], same_kinds: bool = False) -> SimulatorBase:
         """A circuit with the same qubits, inputs and readout and the given operations (barriers
         are not kept: they belong to the operations they stood between), checked by the simulator
         as any added operation is. ``same_kinds``: the operations are this circuit's with other
-        angles, so its counts (channels, dynamic operations, classical bits) hold as they are;
-        ``holding``: as :meth:`_append`'s.
+        angles, so its counts (channels, dynamic operations, classical bits) hold as they are.
 
         Examples
         --------
@@ -389,6 +387,11 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
         >>> len(c.with_operations(c.operations[:1]).operations)
         1
         """
+        return self._with_operations(operations, same_kinds)
+
+    def _with_operations(self, operations: Sequence[Operation], same_kinds: bool,
+                         holding: int | None = None) -> SimulatorBase:
+        """:meth:`with_operations`; ``holding``: as :meth:`_append`'s."""
         duplicate = object.__new__(type(self))
         duplicate.__dict__.update(self.__dict__)
         duplicate._operations = []
@@ -443,8 +446,8 @@ class SimulatorBase(GateMethods, LayerMethods, ChannelMethods, DynamicMethods, C
             else:
                 append(op.with_params(tuple(next(rows)[0] for _ in op.params)))
         # plain new angles in place of plain ones: nothing held (else looked at)
-        moved = self.with_operations(operations, same_kinds=True,
-                                     holding=0 if plain and not self._holding_objects else None)
+        moved = self._with_operations(operations, same_kinds=True,
+                                      holding=0 if plain and not self._holding_objects else None)
         moved._barriers = list(self._barriers)  # noqa: SLF001 - a copy of its own class
         self._same_structure(moved)
         return moved

@@ -17,7 +17,7 @@ from ...numerics import get_backend
 from .gates import GATES
 from .operation import Operation, validate_angle
 
-__all__ = ["LayerMethods", "checked_angles", "checked_angle_rows"]
+__all__ = ["LayerMethods", "checked_angle_rows"]
 
 _NUMBERS = (int, float, np.integer, np.floating)
 
@@ -157,15 +157,11 @@ def _no_bools(gate: str, entry: Any) -> None:
     return None
 
 
-def checked_angles(where: str, params: Any, count: int, names: tuple[str, ...]) -> list[tuple]:
-    """One tuple of ``len(names)`` angles for each of ``count`` gates, checked at once (``where``
-    names the call in messages): numbers, a NumPy array, or one backend array split in one call."""
-    return checked_angle_rows(where, params, count, names)[0]
-
-
 def checked_angle_rows(where: str, params: Any, count: int,
                        names: tuple[str, ...]) -> tuple[list[tuple], bool]:
-    """:func:`checked_angles`' rows, and whether every angle in them is a Python ``float`` (what
+    """One tuple of ``len(names)`` angles for each of ``count`` gates, checked at once (``where``
+    names the call in messages): numbers, a NumPy array, or one backend array split in one call;
+    and whether every angle is a Python ``float`` (what
     :meth:`~tyxonq.circuit.simulator.SimulatorBase.holds_only_numbers` counts), known from the way
     they were read rather than by looking at each."""
     p = len(names)
